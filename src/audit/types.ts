@@ -1,0 +1,74 @@
+// Audit rows. Written once, when the thing happens; never updated (history is never rewritten).
+// Times are ISO 8601 strings.
+
+export type AttemptOutcome = 'fetched' | 'blocked' | 'skipped' | 'error' | 'overridden';
+
+/** One request attempt (a page, a redirect hop, or a browser subresource). */
+export interface AttemptRow {
+  /** Run identifier (one crawl invocation, or a fleet run name). */
+  readonly runId: string;
+  readonly url: string;
+  readonly host: string;
+  /** ISO 8601. */
+  readonly startedAt: string;
+  /** ISO 8601. */
+  readonly endedAt: string;
+  readonly outcome: AttemptOutcome;
+  /** HTTP status of the document response; null when nothing was sent. */
+  readonly status: number | null;
+  readonly bytes: number | null;
+  /** sha256 (hex) of the saved content. */
+  readonly contentSha256: string | null;
+  /** Where the content was saved, relative to the output DIR. */
+  readonly savedPath: string | null;
+  /** The governing policy's stamp, taken when the attempt happened. */
+  readonly policySha256: string | null;
+  readonly robotsUrl: string | null;
+  readonly policyFetchedAt: string | null;
+  readonly policyStatus: number | string | null;
+  /** A gate DecisionReason, or a crawl reason such as `crawl-delay-too-long`, `invalid-url`, `http-error`. */
+  readonly reason: string;
+  readonly ruleLine: number | null;
+  readonly rulePattern: string | null;
+  /** The URL that led here: the previous redirect hop, or for subresources the page. */
+  readonly parentUrl: string | null;
+  /** `page`, `redirect`, or `subresource`. */
+  readonly kind: 'page' | 'redirect' | 'subresource';
+  /** What the wait before this request came from: `crawl-delay`, `floor`, `override`, `backoff`, or null. */
+  readonly waitReason: string | null;
+  /** Interval applied to this host for this request (ms). */
+  readonly intervalMs: number | null;
+  readonly error: string | null;
+}
+
+/** One distinct robots.txt body, keyed by sha256, so any stamp can be re-checked later. */
+export interface PolicyRow {
+  readonly sha256: string;
+  readonly origin: string;
+  readonly robotsUrl: string;
+  readonly finalUrl: string;
+  readonly status: number | string;
+  /** ISO 8601: the first time this body was seen. */
+  readonly fetchedAt: string;
+  readonly sitemaps: readonly string[];
+  readonly body: string;
+}
+
+/** A robots.txt that changed during a run. */
+export interface PolicyChangeRow {
+  readonly runId: string;
+  readonly origin: string;
+  readonly oldSha256: string | null;
+  readonly newSha256: string | null;
+  /** ISO 8601: when the new policy was received; attempts after it are governed by the new one. */
+  readonly at: string;
+}
+
+/** Where audit rows go. Implementations: SQLite (default), JSONL. */
+export interface AuditSink {
+  recordAttempt(row: AttemptRow): void;
+  /** Idempotent on sha256. */
+  recordPolicy(row: PolicyRow): void;
+  recordPolicyChange(row: PolicyChangeRow): void;
+  close(): void;
+}

@@ -1,0 +1,75 @@
+// The gate layer's public shapes. Times are milliseconds unless a name says otherwise.
+import type { GroupRef, RuleRef } from '../parser/types.js';
+
+/**
+ * Why a decision came out as it did: a closed set.
+ * - `allowed-by-rule`      an Allow rule was the longest match (RFC 9309 §2.2.2)
+ * - `no-matching-rule`     no rule matched, or no group applies: allowed (§2.2.2)
+ * - `disallowed-by-rule`   a Disallow rule was the longest match
+ * - `robots-txt`           the URL is /robots.txt itself, always allowed (§2.2.2)
+ * - `unavailable`          robots.txt answered 4xx (not 429): no file, all allowed (§2.3.1.3)
+ * - `too-many-redirects`   more than maxRedirects hops or a loop: treated as unavailable (§2.3.1.2)
+ * - `unreachable`          5xx, 429, timeout, network or TLS failure, body cut short: all disallowed (§2.3.1.4)
+ * - `overridden`           disallowed, but fetched under an explicit override (see Decision.overridden)
+ */
+export type DecisionReason =
+  | 'allowed-by-rule'
+  | 'no-matching-rule'
+  | 'disallowed-by-rule'
+  | 'robots-txt'
+  | 'unavailable'
+  | 'too-many-redirects'
+  | 'unreachable'
+  | 'overridden';
+
+/** Which robots.txt governed a decision: enough to find and re-check the exact text later. */
+export interface PolicyStamp {
+  /** `<origin>/robots.txt` as first requested. */
+  readonly robotsUrl: string;
+  /** The URL the body finally came from, after redirects (same as robotsUrl without redirects). */
+  readonly finalUrl: string;
+  /** HTTP status of the final response, or the network error's code (`ETIMEDOUT`, `ECONNREFUSED`, `ENOTFOUND`, …). */
+  readonly status: number | string;
+  /** sha256 of the body bytes (after content decoding, before the maxBytes cut) as lowercase hex;
+   *  null when there was no body to parse (unavailable, unreachable). */
+  readonly sha256: string | null;
+  /** ISO 8601 time the robots.txt response was received. */
+  readonly fetchedAt: string;
+  /** ISO 8601 time after which the copy is refetched (RFC 9309 §2.4). */
+  readonly expiresAt: string;
+  readonly sitemaps: readonly string[];
+  /** True when the body looked like an HTML page rather than robots.txt (parsed anyway, as the RFC says). */
+  readonly html?: boolean;
+}
+
+/** The gate's answer for one URL. */
+export interface Decision {
+  /** The URL as checked (normalised absolute form). */
+  readonly url: string;
+  /** `scheme://host[:port]` with the host lower-cased and punycoded, default ports folded. */
+  readonly origin: string;
+  /** May the request be sent? (True for overridden decisions: they are sent.) */
+  readonly allowed: boolean;
+  readonly reason: DecisionReason;
+  /** The deciding rule (for `overridden`: the rule that would have blocked). */
+  readonly rule: RuleRef | null;
+  readonly group: GroupRef | null;
+  readonly policy: PolicyStamp;
+  /** An expired copy was used because the refetch failed (RFC 9309 §2.4). */
+  readonly stale: boolean;
+  /** Disallowed by robots.txt, but let through by the `override` option. */
+  readonly overridden: boolean;
+  /** Crawl-delay in SECONDS from the group that applied, if any. */
+  readonly crawlDelaySeconds?: number;
+}
+
+/** Published on `robots-gate:policy-change` and passed to listeners. */
+export interface PolicyChange {
+  readonly origin: string;
+  readonly oldSha256: string | null;
+  readonly newSha256: string | null;
+  /** ISO 8601 time the new policy was received: the boundary between the two. */
+  readonly at: string;
+  readonly oldStatus: number | string;
+  readonly newStatus: number | string;
+}

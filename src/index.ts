@@ -1,0 +1,1 @@
+export type { Decision, DecisionReason, PolicyStamp, PolicyChange } from './gate/types.js';

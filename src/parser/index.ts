@@ -1,0 +1,1 @@
+export type { RobotsTxt, MatchResult, Diagnostic, Severity, RuleRef, GroupRef, ParseOptions } from './types.js';
