@@ -1,0 +1,1 @@
+// Bundles the browser side of `robots-gate serve` (placeholder until the tools land).
