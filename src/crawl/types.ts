@@ -1,0 +1,62 @@
+// The crawl layer's shapes: how one document is fetched through the gate (DocumentTransport, with
+// an HTTP implementation here and a browser one elsewhere), and the gate as the crawl sees it.
+// Times are milliseconds since the epoch unless a name says otherwise.
+import type { Decision, PolicyChange } from '../gate/types.js';
+import type { PolicyRecord } from '../stores/types.js';
+
+/** One request of a document fetch: the URL asked for, or a redirect hop after it. */
+export interface Hop {
+  readonly url: string;
+  /** The gate's decision for this hop, taken just before it was sent (or refused). */
+  readonly decision: Decision;
+  /** ms since epoch */
+  readonly startedAt: number;
+  /** ms since epoch: the response ended (body read), or the hop was refused or failed. */
+  readonly endedAt: number;
+  /** HTTP status; null when nothing was sent (blocked) or no response came (network error). */
+  readonly status: number | null;
+  /** Response headers (lower-case names); empty when there was no response. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The Location of a 3xx, resolved against the hop's URL. */
+  readonly location: string | null;
+  /** Set when the hop was refused by the gate (nothing sent). */
+  readonly blocked: boolean;
+  /** Network or protocol error (code and message) when no response came. */
+  readonly error: { readonly code: string; readonly message: string } | null;
+}
+
+/** The outcome of fetching one URL, redirects followed hop by hop through the gate. */
+export interface TransportResult {
+  /** Every hop in order; the last one is where the fetch ended (a document, a refusal, an error,
+   *  or a 3xx when the redirect limit was reached). */
+  readonly hops: readonly Hop[];
+  /** Body of the last hop when it answered (capped at `maxBytes`); empty otherwise. */
+  readonly body: Uint8Array;
+  /** The body was cut at `maxBytes`. */
+  readonly truncated: boolean;
+}
+
+export interface TransportFetchOptions {
+  /** The gate's decision for the first URL, if the caller already has it (saves a lookup). */
+  readonly decision?: Decision;
+  readonly signal?: AbortSignal;
+}
+
+/** Fetches one document through the gate. Implementations: HTTP (default), browser. */
+export interface DocumentTransport {
+  /** Never throws for HTTP or network trouble: it is reported in the hops. Throws only on a
+   *  programming error (e.g. a URL that is not http(s)). */
+  fetch(url: string, options?: TransportFetchOptions): Promise<TransportResult>;
+  close(): Promise<void>;
+}
+
+/** The gate as the crawl uses it; `RobotsGate` satisfies it. */
+export interface CrawlGate {
+  check(url: string): Promise<Decision>;
+  isUnderOverride(host: string): boolean | Promise<boolean>;
+  /** 'policy': a robots.txt was fetched (its text goes into the audit).
+   *  'policy-change': its sha256 changed from the copy seen before. */
+  on(event: 'policy', listener: (record: PolicyRecord) => void): unknown;
+  on(event: 'policy-change', listener: (change: PolicyChange) => void): unknown;
+  off?(event: string, listener: (...args: never[]) => void): unknown;
+}

@@ -1,0 +1,15 @@
+export type {
+  Frontier,
+  FrontierItem,
+  FrontierCounts,
+  FrontierOptions,
+  HostPolicy,
+  TakeResult,
+  TakenItem,
+  ReleaseOptions,
+  FailOptions,
+  WaitReason,
+} from './types.js';
+export { MemoryFrontier } from './memory-frontier.js';
+export { hostInterval, type Interval, type IntervalTerms } from './interval.js';
+export { TimerHeap } from './timer-heap.js';

@@ -1,0 +1,243 @@
+// The in-process frontier: a FIFO queue per host, one TimerHeap for all hosts, a global
+// concurrency limit, one request in flight per host, and each host's interval measured from the
+// end of its previous response.
+import type { Lease } from '../stores/types.js';
+import { hostInterval, type IntervalTerms } from './interval.js';
+import { TimerHeap } from './timer-heap.js';
+import type {
+  FailOptions,
+  Frontier,
+  FrontierCounts,
+  FrontierItem,
+  FrontierOptions,
+  HostPolicy,
+  ReleaseOptions,
+  TakeResult,
+  TakenItem,
+} from './types.js';
+
+interface HostState {
+  /** Queued URLs; `head` is the next one (the array is compacted when half consumed). */
+  queue: string[];
+  head: number;
+  /** Attempt numbers of retried URLs only (most URLs are tried once). */
+  attempts: Map<string, number> | undefined;
+  policy: HostPolicy;
+  /** The lease token in flight, or undefined when the host is free. */
+  busy: string | undefined;
+  /** When the previous response ended (ms), undefined before the first request. */
+  lastEndedAt: number | undefined;
+  /** Retry-After back-off: no request before this time (ms). */
+  notBefore: number;
+  /** 1 to 1 + jitter, drawn at each release. */
+  jitterFactor: number;
+  /** Bumped each time the host is (re)scheduled; heap entries with another version are stale. */
+  version: number;
+}
+
+const queued = (h: HostState) => h.queue.length - h.head;
+
+/** An in-memory Frontier. Not shared between processes (see the Redis frontier for a fleet). */
+export class MemoryFrontier implements Frontier {
+  private readonly hosts = new Map<string, HostState>();
+  private readonly seen = new Set<string>();
+  private readonly heap = new TimerHeap();
+  private readonly terms: IntervalTerms;
+  private readonly jitter: number;
+  private readonly concurrency: number;
+  private readonly random: () => number;
+  private inFlight = 0;
+  private queuedTotal = 0;
+  private doneTotal = 0;
+  private tokens = 0;
+
+  constructor(options: FrontierOptions = {}) {
+    this.terms = {
+      minIntervalMs: options.minIntervalMs ?? 2_000,
+      overrideIntervalMs: options.overrideIntervalMs ?? 10_000,
+    };
+    this.jitter = options.jitter ?? 0.2;
+    this.concurrency = options.concurrency ?? 16;
+    this.random = options.random ?? Math.random;
+    if (!(this.concurrency >= 1)) throw new RangeError(`concurrency must be at least 1, got ${options.concurrency}`);
+  }
+
+  async add(items: readonly { url: string; host: string }[]): Promise<number> {
+    return this.addSync(items);
+  }
+
+  /** Synchronous `add`, for callers that hold a MemoryFrontier (benchmarks, tests). */
+  addSync(items: readonly { url: string; host: string }[]): number {
+    let added = 0;
+    for (const { url, host } of items) {
+      if (this.seen.has(url)) continue;
+      this.seen.add(url);
+      let h = this.hosts.get(host);
+      if (!h) {
+        h = {
+          queue: [],
+          head: 0,
+          attempts: undefined,
+          policy: {},
+          busy: undefined,
+          lastEndedAt: undefined,
+          notBefore: 0,
+          jitterFactor: 1,
+          version: 0,
+        };
+        this.hosts.set(host, h);
+      }
+      const wasEmpty = queued(h) === 0;
+      h.queue.push(url);
+      added++;
+      this.queuedTotal++;
+      if (wasEmpty && h.busy === undefined) this.schedule(host, h);
+    }
+    return added;
+  }
+
+  async take(now: number = Date.now()): Promise<TakeResult> {
+    return this.takeSync(now);
+  }
+
+  /** Synchronous `take`. */
+  takeSync(now: number = Date.now()): TakeResult {
+    if (this.inFlight >= this.concurrency) return { kind: 'wait', retryAt: null };
+    const heap = this.heap;
+    while (heap.size > 0) {
+      const host = heap.peekHost()!;
+      const h = this.hosts.get(host);
+      if (!h || h.version !== heap.peekVersion() || h.busy !== undefined || queued(h) === 0) {
+        heap.pop();
+        continue;
+      }
+      const due = heap.peekTime()!;
+      if (due > now) return { kind: 'wait', retryAt: due };
+      heap.pop();
+      const url = h.queue[h.head]!;
+      h.queue[h.head++] = '';
+      if (h.head > 32 && h.head * 2 > h.queue.length) {
+        h.queue = h.queue.slice(h.head);
+        h.head = 0;
+      }
+      this.queuedTotal--;
+      const attempt = h.attempts?.get(url) ?? 1;
+      const token = String(++this.tokens);
+      h.busy = token;
+      this.inFlight++;
+      const lease: Lease = { host, token, grantedAt: now };
+      if (h.lastEndedAt === undefined) {
+        return { kind: 'item', item: { url, host, attempt }, lease, intervalMs: null, waitReason: null };
+      }
+      const interval = hostInterval(h.policy, this.terms, h.jitterFactor);
+      const backoff = h.notBefore > h.lastEndedAt + interval.ms;
+      return {
+        kind: 'item',
+        item: { url, host, attempt },
+        lease,
+        intervalMs: backoff ? h.notBefore - h.lastEndedAt : interval.ms,
+        waitReason: backoff ? 'backoff' : interval.reason,
+      };
+    }
+    return this.inFlight > 0 ? { kind: 'wait', retryAt: null } : { kind: 'drained' };
+  }
+
+  async complete(taken: TakenItem, endedAt: number, options?: ReleaseOptions): Promise<void> {
+    this.release(taken, endedAt, options, false);
+  }
+
+  async fail(taken: TakenItem, endedAt: number, options?: FailOptions): Promise<void> {
+    this.release(taken, endedAt, options, options?.retry === true);
+  }
+
+  /** Synchronous `complete` / `fail`. */
+  release(taken: TakenItem, endedAt: number, options: FailOptions | undefined, retry: boolean): void {
+    const { host, token } = taken.lease;
+    const h = this.hosts.get(host);
+    if (!h || h.busy !== token) return; // a stale or doubled release: the host is not ours to free
+    h.busy = undefined;
+    this.inFlight--;
+    h.lastEndedAt = endedAt;
+    h.jitterFactor = 1 + this.random() * this.jitter;
+    if (options?.notBefore !== undefined && options.notBefore > h.notBefore) h.notBefore = options.notBefore;
+    const { url, attempt } = taken.item;
+    if (retry) {
+      if (h.head > 0) h.queue[--h.head] = url;
+      else h.queue.unshift(url);
+      (h.attempts ??= new Map()).set(url, attempt + 1);
+      this.queuedTotal++;
+    } else {
+      h.attempts?.delete(url);
+      this.doneTotal++;
+    }
+    if (queued(h) > 0) this.schedule(host, h);
+  }
+
+  async setHostPolicy(host: string, policy: HostPolicy): Promise<void> {
+    const h = this.hosts.get(host);
+    if (!h) return;
+    const before = h.policy;
+    if (before.crawlDelaySeconds === policy.crawlDelaySeconds && !!before.underOverride === !!policy.underOverride) return;
+    h.policy = { ...policy };
+    if (h.busy === undefined && queued(h) > 0) this.schedule(host, h);
+  }
+
+  async pending(host: string): Promise<FrontierItem[]> {
+    const h = this.hosts.get(host);
+    if (!h) return [];
+    const out: FrontierItem[] = [];
+    for (let i = h.head; i < h.queue.length; i++) {
+      const url = h.queue[i]!;
+      out.push({ url, host, attempt: h.attempts?.get(url) ?? 1 });
+    }
+    return out;
+  }
+
+  async remove(host: string, urls: readonly string[]): Promise<number> {
+    const h = this.hosts.get(host);
+    if (!h || urls.length === 0) return 0;
+    const drop = new Set(urls);
+    const kept: string[] = [];
+    let removed = 0;
+    for (let i = h.head; i < h.queue.length; i++) {
+      const url = h.queue[i]!;
+      if (drop.has(url)) {
+        removed++;
+        h.attempts?.delete(url);
+      } else kept.push(url);
+    }
+    h.queue = kept;
+    h.head = 0;
+    this.queuedTotal -= removed;
+    this.doneTotal += removed;
+    return removed;
+  }
+
+  async counts(now: number = Date.now()): Promise<FrontierCounts> {
+    let hosts = 0;
+    let hostsWaiting = 0;
+    for (const h of this.hosts.values()) {
+      if (queued(h) === 0) continue;
+      hosts++;
+      if (h.busy === undefined && this.readyAt(h) > now) hostsWaiting++;
+    }
+    return { queued: this.queuedTotal, inFlight: this.inFlight, done: this.doneTotal, hosts, hostsWaiting };
+  }
+
+  async isDrained(): Promise<boolean> {
+    return this.queuedTotal === 0 && this.inFlight === 0;
+  }
+
+  async close(): Promise<void> {}
+
+  /** When the host may next be sent (ms since epoch). */
+  private readyAt(h: HostState): number {
+    if (h.lastEndedAt === undefined) return h.notBefore;
+    return Math.max(h.lastEndedAt + hostInterval(h.policy, this.terms, h.jitterFactor).ms, h.notBefore);
+  }
+
+  private schedule(host: string, h: HostState): void {
+    h.version++;
+    this.heap.push(this.readyAt(h), host, h.version);
+  }
+}
