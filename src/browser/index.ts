@@ -1,0 +1,7 @@
+// 'robots-gate/browser': gate a Playwright page or context. Needs playwright-core (an optional
+// peer dependency), loaded only by launchChromium; the rest takes the caller's own objects.
+export { gatePage, gateContext, blockedChannel } from './gate-page.js';
+export { newGatedContext, type GatedContext } from './context.js';
+export { launchChromium, hostResolverRules, loadPlaywright, CHROMIUM_ARGS, DEFAULT_CHROMIUM, type LaunchOptions } from './launch.js';
+export { BrowserNotFoundError, PlaywrightMissingError } from './errors.js';
+export type { BrowserGate, GatedRequest, GateHandle, GateHandleEvents, GateOptions, HopRequest, HopResponse } from './types.js';

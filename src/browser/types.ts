@@ -1,0 +1,77 @@
+// Shapes for gating a Playwright page or context. Only `import type` from playwright-core here:
+// the types vanish at run time, so nothing in the library needs playwright-core installed.
+import type { EventEmitter } from 'node:events';
+import type { Request } from 'playwright-core';
+import type { Decision } from '../gate/types.js';
+
+/** What gatePage needs from a gate: a `RobotsGate` fits. */
+export interface BrowserGate {
+  check(url: string | URL): Promise<Decision>;
+  /** The User-Agent the gate decides for; the browser is made to send the same one. */
+  readonly userAgent?: string;
+}
+
+/** One request the gate decided, as emitted on `allowed` and `blocked`. */
+export interface GatedRequest {
+  /** The URL checked (for a redirect hop: the hop's target). */
+  readonly url: string;
+  readonly method: string;
+  /** Playwright's resource type: `document`, `script`, `stylesheet`, `image`, `fetch`, `xhr`, `websocket`, … */
+  readonly resourceType: string;
+  /** True for a frame's own navigation (main frame or iframe) and its redirect hops. */
+  readonly isNavigation: boolean;
+  /** URL of the frame that made the request (the page it belongs to); '' when unknown. */
+  readonly frameUrl: string;
+  /** For a redirect hop: the URL that answered with the redirect. */
+  readonly redirectedFrom: string | null;
+  /** The gate's decision; null when the gate threw (then `error` says why, and the request was blocked). */
+  readonly decision: Decision | null;
+  readonly error: Error | null;
+  /** ISO 8601 time of the decision. */
+  readonly at: string;
+  /** The Playwright request (for hops after the first: the navigation request they belong to). */
+  readonly request: Request | null;
+}
+
+/** A redirect hop's response, as fetched for a navigation. */
+export interface HopResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+/** One hop of a navigation to send: method, headers and body already adjusted for the redirect. */
+export interface HopRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly postData: Buffer | null;
+}
+
+export interface GateOptions {
+  /** User-Agent to send; default `gate.userAgent`. Requests carrying another one get this one instead. */
+  userAgent?: string;
+  /** Redirect hops followed per navigation before it fails (default 20, as Chromium does). */
+  maxRedirects?: number;
+  /**
+   * Sends one navigation hop without following redirects. Default: Playwright's `route.fetch`
+   * (shares the context's cookies and proxy). Supply one when Node must reach hosts the browser
+   * reaches by `--host-resolver-rules` (the CLI passes an undici client with `--resolve`).
+   */
+  fetchHop?: (hop: HopRequest) => Promise<HopResponse>;
+}
+
+export interface GateHandleEvents {
+  blocked: [GatedRequest];
+  allowed: [GatedRequest];
+}
+
+/**
+ * What gatePage / gateContext return. Emits `blocked` and `allowed` (a GatedRequest each) as the
+ * decisions are made; `blocked` lists every blocked request so far.
+ */
+export interface GateHandle extends EventEmitter<GateHandleEvents> {
+  readonly blocked: readonly GatedRequest[];
+  /** Stop gating: removes the routes. Requests after this go out ungated. */
+  dispose(): Promise<void>;
+}
