@@ -1,0 +1,221 @@
+// Fetching one origin's /robots.txt (RFC 9309 §2.3): status classes, redirects, size and time caps.
+// Never throws for anything the server or the network does: every outcome is a result.
+import { createHash } from 'node:crypto';
+import { request, type Dispatcher } from 'undici';
+import { readCappedBody } from './read-body.js';
+import { robotsUrlOf } from './url.js';
+
+/** Marks the fetcher's own requests in undici dispatch options, so a gate interceptor composed into
+ *  the same dispatcher lets them through instead of recursing into another robots.txt check. */
+export const kRobotsFetch: unique symbol = Symbol.for('robots-gate.robots-fetch') as never;
+
+export interface RobotsFetchOptions {
+  /** Where to send the requests. */
+  dispatcher: Dispatcher;
+  /** The User-Agent header to send. */
+  userAgent: string;
+  /** Whole fetch, redirects and body included (ms). */
+  timeoutMs: number;
+  /** Decoded body bytes kept at most (after gzip/br/deflate decoding). */
+  maxBytes: number;
+  /** Redirect hops followed at most; one more, or a loop, makes the file unavailable (§2.3.1.2). */
+  maxRedirects: number;
+  /** Aborts the fetch early (the result is then unreachable, status `ABORT_ERR`). */
+  signal?: AbortSignal;
+}
+
+/** One response in the redirect chain. */
+export interface RobotsFetchHop {
+  readonly url: string;
+  readonly status: number;
+  readonly location?: string;
+}
+
+export interface RobotsFetchResult {
+  readonly robotsUrl: string;
+  /** The URL the final response came from. */
+  readonly finalUrl: string;
+  /** `parsed`: 2xx body; `unavailable`: 4xx (not 429), too many redirects, a loop; `unreachable`:
+   *  429, 5xx, network or TLS failure, timeout, a body cut short or undecodable. */
+  readonly kind: 'parsed' | 'unavailable' | 'unreachable';
+  /** HTTP status of the final response, or the error's code (`ETIMEDOUT`, `ECONNREFUSED`, …). */
+  readonly status: number | string;
+  readonly redirectLimit?: boolean;
+  /** Decoded body (kind `parsed`): at most maxBytes; when truncated, cut back to the last line
+   *  break so no partial rule is read (RFC 9309 §2.5). */
+  readonly bytes?: Buffer;
+  readonly truncated?: boolean;
+  /** sha256 (hex) of `bytes`; null without a body. */
+  readonly sha256: string | null;
+  /** ms since epoch, when the final response (or the failure) arrived. */
+  readonly fetchedAt: number;
+  readonly durationMs: number;
+  /** Cache-Control max-age of the final response, in ms, when it had one. */
+  readonly maxAgeMs?: number;
+  /** Retry-After of a 429/503, in ms, when it had one. */
+  readonly retryAfterMs?: number;
+  /** The body looks like an HTML page, not a robots.txt file. */
+  readonly html?: boolean;
+  readonly hops: readonly RobotsFetchHop[];
+  /** What went wrong, for unreachable results. */
+  readonly error?: string;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Fetch `<origin>/robots.txt` following RFC 9309 §2.3.
+ * @param origin `scheme://host[:port]` as originOf gives it.
+ */
+export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions): Promise<RobotsFetchResult> {
+  const robotsUrl = robotsUrlOf(origin);
+  const started = Date.now();
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.timeoutMs);
+  const onOuterAbort = () => controller.abort();
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const hops: RobotsFetchHop[] = [];
+  let url = robotsUrl;
+  const done = (r: Omit<RobotsFetchResult, 'robotsUrl' | 'hops' | 'fetchedAt' | 'durationMs'>): RobotsFetchResult => {
+    const now = Date.now();
+    return { robotsUrl, hops, fetchedAt: now, durationMs: now - started, ...r };
+  };
+  try {
+    const seen = new Set<string>([url]);
+    for (;;) {
+      const res = await request(url, {
+        dispatcher: options.dispatcher,
+        method: 'GET',
+        headers: {
+          'user-agent': options.userAgent,
+          accept: 'text/plain, */*;q=0.5',
+          'accept-encoding': 'gzip, deflate, br',
+        },
+        signal: controller.signal,
+        [kRobotsFetch]: true,
+      } as Parameters<typeof request>[1]);
+      const status = res.statusCode;
+      const location = headerValue(res.headers, 'location');
+      hops.push(location === undefined ? { url, status } : { url, status, location });
+
+      if (status >= 200 && status < 300) {
+        const { bytes: raw, truncated } = await readCappedBody(
+          res.body,
+          headerValue(res.headers, 'content-encoding'),
+          options.maxBytes,
+          controller.signal,
+        );
+        const bytes = truncated ? cutToLastLineBreak(raw) : raw;
+        const maxAgeMs = cacheMaxAgeMs(headerValue(res.headers, 'cache-control'));
+        const html = looksLikeHtml(bytes);
+        return done({
+          finalUrl: url,
+          kind: 'parsed',
+          status,
+          bytes,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          ...(truncated ? { truncated } : {}),
+          ...(maxAgeMs !== undefined ? { maxAgeMs } : {}),
+          ...(html ? { html } : {}),
+        });
+      }
+      // Nothing else needs the body: drop the connection rather than read what a hostile server sends.
+      res.body.destroy();
+
+      if (status >= 300 && status < 400) {
+        // §2.3.1.2: follow at least five hops, across origins too; beyond that (or a loop, or a
+        // redirect nowhere usable) the file is unavailable.
+        const next = location === undefined || !REDIRECTS.has(status) ? undefined : resolveLocation(location, url);
+        if (next === undefined) return done({ finalUrl: url, kind: 'unavailable', status, sha256: null });
+        if (hops.length > options.maxRedirects || seen.has(next)) {
+          return done({ finalUrl: url, kind: 'unavailable', status, sha256: null, redirectLimit: true });
+        }
+        seen.add(next);
+        url = next;
+        continue;
+      }
+      if (status >= 400 && status < 500 && status !== 429) {
+        // §2.3.1.3: unavailable; the crawler may access any resource.
+        return done({ finalUrl: url, kind: 'unavailable', status, sha256: null });
+      }
+      // §2.3.1.4: 429, 5xx (and anything stranger): unreachable, complete disallow.
+      const retryAfterMs = retryAfter(headerValue(res.headers, 'retry-after'));
+      return done({
+        finalUrl: url,
+        kind: 'unreachable',
+        status,
+        sha256: null,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      });
+    }
+  } catch (err) {
+    // §2.3.1.4: network errors, timeouts, a body cut short or undecodable: unreachable. A file that
+    // cannot be read is not a missing file.
+    const code = timedOut ? 'ETIMEDOUT' : errorCode(err);
+    const message = timedOut ? `robots.txt fetch took longer than ${options.timeoutMs} ms` : String((err as Error)?.message ?? err);
+    return done({ finalUrl: url, kind: 'unreachable', status: code, sha256: null, error: message });
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+function resolveLocation(location: string, base: string): string | undefined {
+  try {
+    const u = new URL(location, base);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+    u.hash = '';
+    return u.href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The most specific code an error carries: a system code from the cause (ECONNRESET) beats
+ *  undici's wrapper code (UND_ERR_SOCKET). */
+function errorCode(err: unknown): string {
+  let e = err as { code?: unknown; cause?: unknown; name?: unknown } | undefined;
+  let best: string | undefined;
+  for (let depth = 0; e && depth < 4; depth++) {
+    if (typeof e.code === 'string') best = e.code;
+    e = e.cause as typeof e;
+  }
+  if (best) return best;
+  const name = (err as { name?: unknown })?.name;
+  return typeof name === 'string' && name !== 'Error' ? name : 'ERR_NETWORK';
+}
+
+function cutToLastLineBreak(bytes: Buffer): Buffer {
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i] === 0x0a || bytes[i] === 0x0d) return bytes.subarray(0, i + 1);
+  }
+  return bytes.subarray(0, 0);
+}
+
+function cacheMaxAgeMs(cacheControl: string | undefined): number | undefined {
+  if (!cacheControl) return undefined;
+  const m = /(?:^|,)\s*max-age\s*=\s*"?(\d+)"?/i.exec(cacheControl);
+  return m ? Math.min(Number(m[1]), 2 ** 31) * 1000 : undefined;
+}
+
+function retryAfter(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** Content sniffing (the Content-Type is not trusted): does the body start like an HTML page? */
+function looksLikeHtml(bytes: Buffer): boolean {
+  const head = bytes.subarray(0, 512).toString('latin1').replace(/^\uFEFF|^\xEF\xBB\xBF/, '');
+  return /^\s*<(?:!doctype\s+html|html|head|body|title|meta|script|!--)/i.test(head);
+}
