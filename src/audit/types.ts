@@ -39,6 +39,11 @@ export interface AttemptRow {
   /** Interval applied to this host for this request (ms). */
   readonly intervalMs: number | null;
   readonly error: string | null;
+  /** 1 for the first try of a URL; a retry after a 429/503 back-off has 2, 3, … (absent: 1). */
+  readonly attempt?: number;
+  /** True when this row settles its URL for the run (no further attempt follows): `--resume`
+   *  skips URLs with a final row. Redirect hops and retried attempts are not final. */
+  readonly final?: boolean;
 }
 
 /** One distinct robots.txt body, keyed by sha256, so any stamp can be re-checked later. */
@@ -64,11 +69,39 @@ export interface PolicyChangeRow {
   readonly at: string;
 }
 
+/** One crawl invocation (a resumed run is a new run that names the one it resumes). */
+export interface RunRow {
+  readonly runId: string;
+  /** ISO 8601. */
+  readonly startedAt: string;
+  readonly userAgent: string;
+  /** The command line options that matter for re-reading the run (JSON-serialisable). */
+  readonly options: Readonly<Record<string, unknown>>;
+  /** The run this one resumes, if any. */
+  readonly resumeOf: string | null;
+  /** Fleet worker name, if any. */
+  readonly worker: string | null;
+}
+
+/** Written once when a run ends (a run killed mid-way has none). */
+export interface RunEndRow {
+  readonly runId: string;
+  /** ISO 8601. */
+  readonly endedAt: string;
+  /** `completed`, `interrupted`, or `failed`. */
+  readonly status: 'completed' | 'interrupted' | 'failed';
+  /** Final rows per outcome. */
+  readonly counts: Readonly<Record<string, number>>;
+  readonly error: string | null;
+}
+
 /** Where audit rows go. Implementations: SQLite (default), JSONL. */
 export interface AuditSink {
   recordAttempt(row: AttemptRow): void;
   /** Idempotent on sha256. */
   recordPolicy(row: PolicyRow): void;
   recordPolicyChange(row: PolicyChangeRow): void;
+  recordRun?(row: RunRow): void;
+  recordRunEnd?(row: RunEndRow): void;
   close(): void;
 }

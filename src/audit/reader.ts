@@ -1,0 +1,461 @@
+// Reads a crawl's audit: every `audit*.sqlite` in a directory as one (a fleet's workers each
+// write `audit-<worker>.sqlite`). Used by `robots-gate audit`, `--resume`, and the report tools.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { AttemptOutcome, AttemptRow, PolicyChangeRow, PolicyRow } from './types.js';
+
+/** An attempt as stored, with where it came from. */
+export interface StoredAttempt extends AttemptRow {
+  /** Row number within its file (insertion order). */
+  readonly seq: number;
+  /** The audit file (base name) the row is in. */
+  readonly file: string;
+  readonly attempt: number;
+  readonly final: boolean;
+}
+
+export interface StoredPolicyChange extends PolicyChangeRow {
+  readonly file: string;
+}
+
+export interface RunSummary {
+  readonly runId: string;
+  readonly startedAt: string;
+  /** ISO 8601, or null when the run never recorded its end (killed, or still running). */
+  readonly endedAt: string | null;
+  readonly status: 'completed' | 'interrupted' | 'failed' | 'unfinished';
+  readonly userAgent: string;
+  readonly options: Record<string, unknown>;
+  readonly resumeOf: string | null;
+  readonly worker: string | null;
+  readonly file: string;
+  /** Attempt rows per outcome (every row, hops and retries included). */
+  readonly outcomes: Partial<Record<AttemptOutcome, number>>;
+  readonly attempts: number;
+}
+
+export interface HostSummary {
+  readonly host: string;
+  readonly attempts: number;
+  readonly outcomes: Partial<Record<AttemptOutcome, number>>;
+  /** ISO 8601 of the first and last attempt. */
+  readonly firstAt: string;
+  readonly lastAt: string;
+  /** Distinct policy hashes that governed its attempts. */
+  readonly policyVersions: number;
+  /** Largest interval applied between two requests (ms), and what it came from. */
+  readonly maxIntervalMs: number | null;
+  readonly maxIntervalReason: string | null;
+}
+
+export interface AttemptFilter {
+  readonly runId?: string;
+  /** `URL.host` (host[:port]). */
+  readonly host?: string;
+  readonly outcome?: AttemptOutcome;
+  readonly url?: string;
+  readonly kind?: AttemptRow['kind'];
+  readonly policySha256?: string;
+  /** ISO 8601 bounds on startedAt (inclusive). */
+  readonly since?: string;
+  readonly until?: string;
+  /** Rows returned at most (after merging files, by startedAt). Default: all. */
+  readonly limit?: number;
+  readonly offset?: number;
+}
+
+/** One version of an origin's robots.txt as seen in the audit, oldest first. */
+export interface PolicyVersion extends PolicyRow {
+  /** Attempts stamped with this version. */
+  readonly attempts: number;
+  /** ISO 8601: first and last attempt stamped with it (null when none was). */
+  readonly firstUsedAt: string | null;
+  readonly lastUsedAt: string | null;
+}
+
+export type TimelineEntry =
+  | ({ readonly type: 'attempt'; readonly at: string } & StoredAttempt)
+  | ({ readonly type: 'policy-change'; readonly at: string } & StoredPolicyChange);
+
+export interface AuditReader {
+  /** The files read (base names). */
+  readonly files: readonly string[];
+  runs(): RunSummary[];
+  attempts(filter?: AttemptFilter): StoredAttempt[];
+  /** Blocked attempts, with their deciding rule (`ruleLine`, `rulePattern`) and policy stamp. */
+  blocked(filter?: Omit<AttemptFilter, 'outcome'>): StoredAttempt[];
+  hosts(): HostSummary[];
+  /** Every stored policy text (optionally one origin's), oldest first. */
+  policies(origin?: string): PolicyRow[];
+  policy(sha256: string): PolicyRow | undefined;
+  /** The versions of one host's (or origin's) robots.txt, oldest first, with their use. */
+  policyVersions(hostOrOrigin: string): PolicyVersion[];
+  policyChanges(hostOrOrigin?: string): StoredPolicyChange[];
+  /** Attempts and policy changes of one host in time order. */
+  timeline(host: string): TimelineEntry[];
+  /** Final attempt rows per outcome (one per URL settled), optionally for one run. */
+  outcomeCounts(runId?: string): Partial<Record<AttemptOutcome, number>>;
+  /** URLs settled by a final row (what `--resume` skips). */
+  doneUrls(): Set<string>;
+  close(): void;
+}
+
+/** Thrown when DIR holds no audit file, or one cannot be read. code `ERR_AUDIT_READ`. */
+export class AuditReadError extends Error {
+  readonly code = 'ERR_AUDIT_READ';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AuditReadError';
+  }
+}
+
+interface Db {
+  readonly file: string;
+  readonly db: Database.Database;
+}
+
+const ATTEMPT_COLUMNS = `seq, run_id AS runId, url, host, started_at AS startedAt, ended_at AS endedAt, outcome, status,
+  bytes, content_sha256 AS contentSha256, saved_path AS savedPath, policy_sha256 AS policySha256, robots_url AS robotsUrl,
+  policy_fetched_at AS policyFetchedAt, policy_status AS policyStatus, reason, rule_line AS ruleLine,
+  rule_pattern AS rulePattern, parent_url AS parentUrl, kind, wait_reason AS waitReason, interval_ms AS intervalMs,
+  error, attempt, final`;
+
+const POLICY_COLUMNS = `sha256, origin, robots_url AS robotsUrl, final_url AS finalUrl, status, fetched_at AS fetchedAt,
+  sitemaps, body`;
+
+/** The audit file names in `dir` (`audit.sqlite`, `audit-<worker>.sqlite`, …), sorted. */
+export function auditFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^audit.*\.sqlite$/.test(f))
+    .sort();
+}
+
+/**
+ * Open every `audit*.sqlite` in `dir` (or one file, if `dir` is a .sqlite file) read-only.
+ * @throws AuditReadError when there is none or one cannot be opened.
+ */
+export function openAudit(dir: string): AuditReader {
+  let files: string[];
+  let base: string;
+  try {
+    if (fs.statSync(dir).isFile()) {
+      base = path.dirname(dir);
+      files = [path.basename(dir)];
+    } else {
+      base = dir;
+      files = auditFiles(dir);
+    }
+  } catch (err) {
+    throw new AuditReadError(`cannot read audit directory ${dir}: ${(err as Error).message}`, { cause: err });
+  }
+  if (files.length === 0) throw new AuditReadError(`no audit*.sqlite file in ${dir}`);
+  const dbs: Db[] = [];
+  for (const file of files) {
+    const full = path.join(base, file);
+    try {
+      dbs.push({ file, db: openReadOnly(full) });
+    } catch (err) {
+      for (const d of dbs) d.db.close();
+      throw new AuditReadError(`cannot open audit file ${full}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return new MergedAudit(dbs);
+}
+
+function openReadOnly(file: string): Database.Database {
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    db.prepare('SELECT 1 FROM attempts LIMIT 1').get();
+    return db;
+  } catch (err) {
+    // A WAL database left by a killed writer may need its -shm recreated, which a read-only
+    // handle cannot do; a read-write handle can, and the triggers still forbid any change.
+    if ((err as { code?: string }).code?.startsWith('SQLITE_CANTOPEN') || (err as { code?: string }).code === 'SQLITE_READONLY_RECOVERY') {
+      return new Database(file, { fileMustExist: true });
+    }
+    throw err;
+  }
+}
+
+const byTime = <T extends { startedAt: string }>(a: T, b: T) =>
+  a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0;
+
+function originMatches(hostOrOrigin: string): { sql: string; value: string } {
+  return hostOrOrigin.includes('://')
+    ? { sql: 'origin = ?', value: hostOrOrigin }
+    : { sql: "substr(origin, instr(origin, '://') + 3) = ?", value: hostOrOrigin };
+}
+
+class MergedAudit implements AuditReader {
+  readonly files: readonly string[];
+  constructor(private readonly dbs: readonly Db[]) {
+    this.files = dbs.map((d) => d.file);
+  }
+
+  runs(): RunSummary[] {
+    const out: RunSummary[] = [];
+    for (const { file, db } of this.dbs) {
+      const runs = db.prepare('SELECT run_id, started_at, user_agent, options, resume_of, worker FROM runs').all() as {
+        run_id: string;
+        started_at: string;
+        user_agent: string;
+        options: string;
+        resume_of: string | null;
+        worker: string | null;
+      }[];
+      const ends = db.prepare('SELECT run_id, ended_at, status FROM run_ends').all() as {
+        run_id: string;
+        ended_at: string;
+        status: RunSummary['status'];
+      }[];
+      const counts = db.prepare('SELECT run_id, outcome, COUNT(*) AS n FROM attempts GROUP BY run_id, outcome').all() as {
+        run_id: string;
+        outcome: AttemptOutcome;
+        n: number;
+      }[];
+      for (const r of runs) {
+        const end = ends.find((e) => e.run_id === r.run_id);
+        const outcomes: Partial<Record<AttemptOutcome, number>> = {};
+        let attempts = 0;
+        for (const c of counts) {
+          if (c.run_id !== r.run_id) continue;
+          outcomes[c.outcome] = c.n;
+          attempts += c.n;
+        }
+        out.push({
+          runId: r.run_id,
+          startedAt: r.started_at,
+          endedAt: end?.ended_at ?? null,
+          status: end?.status ?? 'unfinished',
+          userAgent: r.user_agent,
+          options: JSON.parse(r.options) as Record<string, unknown>,
+          resumeOf: r.resume_of,
+          worker: r.worker,
+          file,
+          outcomes,
+          attempts,
+        });
+      }
+    }
+    return out.sort(byTime);
+  }
+
+  attempts(filter: AttemptFilter = {}): StoredAttempt[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    const eq = (col: string, v: unknown) => {
+      if (v === undefined) return;
+      where.push(`${col} = ?`);
+      args.push(v);
+    };
+    eq('run_id', filter.runId);
+    eq('host', filter.host);
+    eq('outcome', filter.outcome);
+    eq('url', filter.url);
+    eq('kind', filter.kind);
+    eq('policy_sha256', filter.policySha256);
+    if (filter.since !== undefined) {
+      where.push('started_at >= ?');
+      args.push(filter.since);
+    }
+    if (filter.until !== undefined) {
+      where.push('started_at <= ?');
+      args.push(filter.until);
+    }
+    const perFile = filter.limit !== undefined ? filter.limit + (filter.offset ?? 0) : undefined;
+    const sql = `SELECT ${ATTEMPT_COLUMNS} FROM attempts ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+      ORDER BY started_at, seq ${perFile !== undefined ? `LIMIT ${perFile | 0}` : ''}`;
+    let rows: StoredAttempt[] = [];
+    for (const { file, db } of this.dbs) {
+      for (const r of db.prepare(sql).all(...args) as Record<string, unknown>[]) {
+        rows.push(toAttempt(r, file));
+      }
+    }
+    if (this.dbs.length > 1) rows.sort(byTime);
+    if (filter.offset !== undefined || filter.limit !== undefined) {
+      const start = filter.offset ?? 0;
+      rows = rows.slice(start, filter.limit !== undefined ? start + filter.limit : undefined);
+    }
+    return rows;
+  }
+
+  blocked(filter: Omit<AttemptFilter, 'outcome'> = {}): StoredAttempt[] {
+    return this.attempts({ ...filter, outcome: 'blocked' });
+  }
+
+  hosts(): HostSummary[] {
+    const acc = new Map<
+      string,
+      { attempts: number; outcomes: Partial<Record<AttemptOutcome, number>>; firstAt: string; lastAt: string; policies: Set<string>; maxIntervalMs: number | null; maxIntervalReason: string | null }
+    >();
+    for (const { db } of this.dbs) {
+      const rows = db
+        .prepare(
+          `SELECT host, outcome, COUNT(*) AS n, MIN(started_at) AS firstAt, MAX(started_at) AS lastAt
+           FROM attempts GROUP BY host, outcome`,
+        )
+        .all() as { host: string; outcome: AttemptOutcome; n: number; firstAt: string; lastAt: string }[];
+      for (const r of rows) {
+        let h = acc.get(r.host);
+        if (!h) {
+          h = { attempts: 0, outcomes: {}, firstAt: r.firstAt, lastAt: r.lastAt, policies: new Set(), maxIntervalMs: null, maxIntervalReason: null };
+          acc.set(r.host, h);
+        }
+        h.attempts += r.n;
+        h.outcomes[r.outcome] = (h.outcomes[r.outcome] ?? 0) + r.n;
+        if (r.firstAt < h.firstAt) h.firstAt = r.firstAt;
+        if (r.lastAt > h.lastAt) h.lastAt = r.lastAt;
+      }
+      for (const r of db
+        .prepare('SELECT DISTINCT host, policy_sha256 AS sha FROM attempts WHERE policy_sha256 IS NOT NULL')
+        .all() as { host: string; sha: string }[]) {
+        acc.get(r.host)?.policies.add(r.sha);
+      }
+      for (const r of db
+        .prepare(
+          `SELECT host, interval_ms AS ms, wait_reason AS why FROM attempts a WHERE interval_ms IS NOT NULL
+           AND interval_ms = (SELECT MAX(interval_ms) FROM attempts b WHERE b.host = a.host) GROUP BY host`,
+        )
+        .all() as { host: string; ms: number; why: string | null }[]) {
+        const h = acc.get(r.host);
+        if (h && (h.maxIntervalMs === null || r.ms > h.maxIntervalMs)) {
+          h.maxIntervalMs = r.ms;
+          h.maxIntervalReason = r.why;
+        }
+      }
+    }
+    return [...acc.entries()]
+      .map(([host, h]) => ({
+        host,
+        attempts: h.attempts,
+        outcomes: h.outcomes,
+        firstAt: h.firstAt,
+        lastAt: h.lastAt,
+        policyVersions: h.policies.size,
+        maxIntervalMs: h.maxIntervalMs,
+        maxIntervalReason: h.maxIntervalReason,
+      }))
+      .sort((a, b) => (a.host < b.host ? -1 : 1));
+  }
+
+  policies(origin?: string): PolicyRow[] {
+    const seen = new Map<string, PolicyRow>();
+    for (const { db } of this.dbs) {
+      const rows = (
+        origin === undefined
+          ? db.prepare(`SELECT ${POLICY_COLUMNS} FROM policies`).all()
+          : (() => {
+              const m = originMatches(origin);
+              return db.prepare(`SELECT ${POLICY_COLUMNS} FROM policies WHERE ${m.sql}`).all(m.value);
+            })()
+      ) as Record<string, unknown>[];
+      for (const r of rows) {
+        const p = toPolicy(r);
+        const prev = seen.get(p.sha256);
+        if (!prev || p.fetchedAt < prev.fetchedAt) seen.set(p.sha256, p);
+      }
+    }
+    return [...seen.values()].sort((a, b) => (a.fetchedAt < b.fetchedAt ? -1 : a.fetchedAt > b.fetchedAt ? 1 : 0));
+  }
+
+  policy(sha256: string): PolicyRow | undefined {
+    for (const { db } of this.dbs) {
+      const r = db.prepare(`SELECT ${POLICY_COLUMNS} FROM policies WHERE sha256 = ?`).get(sha256) as
+        | Record<string, unknown>
+        | undefined;
+      if (r) return toPolicy(r);
+    }
+    return undefined;
+  }
+
+  policyVersions(hostOrOrigin: string): PolicyVersion[] {
+    const versions = this.policies(hostOrOrigin);
+    return versions.map((p) => {
+      let attempts = 0;
+      let firstUsedAt: string | null = null;
+      let lastUsedAt: string | null = null;
+      for (const { db } of this.dbs) {
+        const r = db
+          .prepare('SELECT COUNT(*) AS n, MIN(started_at) AS a, MAX(started_at) AS b FROM attempts WHERE policy_sha256 = ?')
+          .get(p.sha256) as { n: number; a: string | null; b: string | null };
+        attempts += r.n;
+        if (r.a !== null && (firstUsedAt === null || r.a < firstUsedAt)) firstUsedAt = r.a;
+        if (r.b !== null && (lastUsedAt === null || r.b > lastUsedAt)) lastUsedAt = r.b;
+      }
+      return { ...p, attempts, firstUsedAt, lastUsedAt };
+    });
+  }
+
+  policyChanges(hostOrOrigin?: string): StoredPolicyChange[] {
+    const out: StoredPolicyChange[] = [];
+    for (const { file, db } of this.dbs) {
+      const cols = 'run_id AS runId, origin, old_sha256 AS oldSha256, new_sha256 AS newSha256, at';
+      const rows = (
+        hostOrOrigin === undefined
+          ? db.prepare(`SELECT ${cols} FROM policy_changes ORDER BY seq`).all()
+          : (() => {
+              const m = originMatches(hostOrOrigin);
+              return db.prepare(`SELECT ${cols} FROM policy_changes WHERE ${m.sql} ORDER BY seq`).all(m.value);
+            })()
+      ) as PolicyChangeRow[];
+      for (const r of rows) out.push({ ...r, file });
+    }
+    return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  }
+
+  timeline(host: string): TimelineEntry[] {
+    const entries: TimelineEntry[] = [
+      ...this.attempts({ host }).map((a) => ({ type: 'attempt' as const, at: a.startedAt, ...a })),
+      ...this.policyChanges(host).map((c) => ({ type: 'policy-change' as const, ...c })),
+    ];
+    return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  }
+
+  outcomeCounts(runId?: string): Partial<Record<AttemptOutcome, number>> {
+    const out: Partial<Record<AttemptOutcome, number>> = {};
+    for (const { db } of this.dbs) {
+      const rows = (
+        runId === undefined
+          ? db.prepare('SELECT outcome, COUNT(*) AS n FROM attempts WHERE final = 1 GROUP BY outcome').all()
+          : db.prepare('SELECT outcome, COUNT(*) AS n FROM attempts WHERE final = 1 AND run_id = ? GROUP BY outcome').all(runId)
+      ) as { outcome: AttemptOutcome; n: number }[];
+      for (const r of rows) out[r.outcome] = (out[r.outcome] ?? 0) + r.n;
+    }
+    return out;
+  }
+
+  doneUrls(): Set<string> {
+    const done = new Set<string>();
+    for (const { db } of this.dbs) {
+      for (const r of db.prepare('SELECT DISTINCT url FROM attempts WHERE final = 1').iterate() as Iterable<{ url: string }>) {
+        done.add(r.url);
+      }
+    }
+    return done;
+  }
+
+  close(): void {
+    for (const { db } of this.dbs) db.close();
+  }
+}
+
+function toAttempt(r: Record<string, unknown>, file: string): StoredAttempt {
+  const status = r.policyStatus as string | null;
+  return {
+    ...(r as unknown as StoredAttempt),
+    policyStatus: status !== null && /^\d+$/.test(status) ? Number(status) : status,
+    final: r.final === 1,
+    file,
+  };
+}
+
+function toPolicy(r: Record<string, unknown>): PolicyRow {
+  const status = r.status as string;
+  return {
+    ...(r as unknown as PolicyRow),
+    status: /^\d+$/.test(status) ? Number(status) : status,
+    sitemaps: JSON.parse(r.sitemaps as string) as string[],
+  };
+}

@@ -1,0 +1,80 @@
+// The audit database schema, shared by the writer and the reader. Append-only: triggers refuse
+// UPDATE and DELETE, so a row once written is the record (history is never rewritten).
+
+export const SCHEMA_VERSION = 1;
+
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  user_agent TEXT NOT NULL,
+  options TEXT NOT NULL,
+  resume_of TEXT,
+  worker TEXT
+);
+CREATE TABLE IF NOT EXISTS run_ends (
+  run_id TEXT NOT NULL,
+  ended_at TEXT NOT NULL,
+  status TEXT NOT NULL,
+  counts TEXT NOT NULL,
+  error TEXT
+);
+CREATE TABLE IF NOT EXISTS attempts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  host TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  ended_at TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  status INTEGER,
+  bytes INTEGER,
+  content_sha256 TEXT,
+  saved_path TEXT,
+  policy_sha256 TEXT,
+  robots_url TEXT,
+  policy_fetched_at TEXT,
+  policy_status TEXT,
+  reason TEXT NOT NULL,
+  rule_line INTEGER,
+  rule_pattern TEXT,
+  parent_url TEXT,
+  kind TEXT NOT NULL,
+  wait_reason TEXT,
+  interval_ms INTEGER,
+  error TEXT,
+  attempt INTEGER NOT NULL DEFAULT 1,
+  final INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS attempts_host ON attempts (host, started_at);
+CREATE INDEX IF NOT EXISTS attempts_url ON attempts (url);
+CREATE INDEX IF NOT EXISTS attempts_outcome ON attempts (outcome);
+CREATE TABLE IF NOT EXISTS policies (
+  sha256 TEXT PRIMARY KEY,
+  origin TEXT NOT NULL,
+  robots_url TEXT NOT NULL,
+  final_url TEXT NOT NULL,
+  status TEXT NOT NULL,
+  fetched_at TEXT NOT NULL,
+  sitemaps TEXT NOT NULL,
+  body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS policies_origin ON policies (origin, fetched_at);
+CREATE TABLE IF NOT EXISTS policy_changes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  old_sha256 TEXT,
+  new_sha256 TEXT,
+  at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS policy_changes_origin ON policy_changes (origin, at);
+${['runs', 'run_ends', 'attempts', 'policies', 'policy_changes']
+  .map(
+    (t) => `
+CREATE TRIGGER IF NOT EXISTS ${t}_no_update BEFORE UPDATE ON ${t} BEGIN SELECT RAISE(ABORT, 'audit rows are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS ${t}_no_delete BEFORE DELETE ON ${t} BEGIN SELECT RAISE(ABORT, 'audit rows are append-only'); END;`,
+  )
+  .join('')}
+`;
