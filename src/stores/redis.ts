@@ -1,0 +1,48 @@
+// The fleet configuration: one Redis connection, the policy store and the rate limiter on it.
+//
+//   const { store, limiter, close } = await createRedisStores('redis://127.0.0.1:6379', { prefix: 'crawl-42:' });
+//   const gate = new RobotsGate({ userAgent, store, limiter });
+import { connectRedis, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js';
+import { RedisPolicyStore, type RedisPolicyStoreOptions } from './redis-policy-store.js';
+import { RedisRateLimiter, type RedisRateLimiterOptions } from './redis-rate-limiter.js';
+
+export { RedisUnreachableError, RedisUrlError, redisChannel, type RedisStatusEvent } from './redis-connection.js';
+export { RedisPolicyStore } from './redis-policy-store.js';
+export { RedisRateLimiter } from './redis-rate-limiter.js';
+export type { RedisConnection } from './redis-connection.js';
+
+export interface RedisStoresOptions
+  extends RedisConnectionOptions,
+    Omit<RedisPolicyStoreOptions, 'prefix'>,
+    Omit<RedisRateLimiterOptions, 'prefix'> {
+  /** Prefix of every key, so several fleets (or runs) share one Redis apart. Default
+   *  `robots-gate:`. Workers that must coordinate use the same prefix. */
+  prefix?: string;
+}
+
+export interface RedisStores {
+  store: RedisPolicyStore;
+  limiter: RedisRateLimiter;
+  /** The connection, for other fleet parts (the crawl's shared frontier) to reuse. */
+  connection: RedisConnection;
+  prefix: string;
+  /** Close the connection (and the pub/sub one). */
+  close(): Promise<void>;
+}
+
+/**
+ * Connect to Redis at `url` and build the fleet's policy store and rate limiter on it.
+ * @throws RedisUrlError for a malformed URL; RedisUnreachableError (code
+ *   `ERR_REDIS_UNREACHABLE`, names the URL) when Redis does not answer at start.
+ */
+export async function createRedisStores(url: string, options: RedisStoresOptions = {}): Promise<RedisStores> {
+  const prefix = options.prefix ?? 'robots-gate:';
+  const connection = await connectRedis(url, options);
+  return {
+    store: new RedisPolicyStore(connection, { ...options, prefix }),
+    limiter: new RedisRateLimiter(connection, { ...options, prefix }),
+    connection,
+    prefix,
+    close: () => connection.close(),
+  };
+}
