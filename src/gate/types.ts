@@ -1,5 +1,6 @@
 // The gate layer's public shapes. Times are milliseconds unless a name says otherwise.
 import type { GroupRef, RuleRef } from '../parser/types.js';
+import type { PolicyRecord } from '../stores/types.js';
 
 /**
  * Why a decision came out as it did: a closed set.
@@ -30,7 +31,8 @@ export interface PolicyStamp {
   readonly finalUrl: string;
   /** HTTP status of the final response, or the network error's code (`ETIMEDOUT`, `ECONNREFUSED`, `ENOTFOUND`, …). */
   readonly status: number | string;
-  /** sha256 of the body bytes (after content decoding, before the maxBytes cut) as lowercase hex;
+  /** sha256 of the body bytes that were parsed (after content decoding; the first maxBytes, cut
+   *  back to a line break when longer) as lowercase hex, so the stored text re-hashes to it;
    *  null when there was no body to parse (unavailable, unreachable). */
   readonly sha256: string | null;
   /** ISO 8601 time the robots.txt response was received. */
@@ -40,6 +42,10 @@ export interface PolicyStamp {
   readonly sitemaps: readonly string[];
   /** True when the body looked like an HTML page rather than robots.txt (parsed anyway, as the RFC says). */
   readonly html?: boolean;
+  /** True when the body was longer than maxBytes and only its first maxBytes were parsed (§2.5). */
+  readonly truncated?: boolean;
+  /** For a stale copy: what the failed refetch got (HTTP status or error code). */
+  readonly refetchStatus?: number | string;
 }
 
 /** The gate's answer for one URL. */
@@ -72,4 +78,35 @@ export interface PolicyChange {
   readonly at: string;
   readonly oldStatus: number | string;
   readonly newStatus: number | string;
+}
+
+/**
+ * The PolicyRecord the gate stores: the shared record plus what it needs to keep a good copy
+ * through an outage. Extra fields are plain data, so any store that serialises records keeps them.
+ */
+export interface GatePolicyRecord extends PolicyRecord {
+  /** The body is an older good copy kept because the refetch failed: unreachable (RFC 9309 §2.4)
+   *  or, with onVanished 'keep-last', a 4xx. `lastStatus` says what the refetch got. */
+  readonly stale?: boolean;
+  /** The kept copy stands in for a 4xx (the file vanished), not for an outage. */
+  readonly vanished?: boolean;
+  /** Status (or error code) of the latest fetch when it differs from the policy in force. */
+  readonly lastStatus?: number | string;
+  /** Consecutive failed fetches: the retry backoff grows with it. */
+  readonly failures?: number;
+  /** The body was longer than maxBytes; only the first maxBytes were kept. */
+  readonly truncated?: boolean;
+}
+
+/** One request of `gate.fetch`: the first URL or a redirect hop, with the decision that let it go
+ *  (or stopped it) and, once it came back, the response status. */
+export interface FetchHop {
+  readonly url: string;
+  /** The URL that redirected here; null for the first request. */
+  readonly parentUrl: string | null;
+  readonly decision: Decision;
+  /** HTTP status of this hop's response; absent when the hop was blocked (nothing was sent). */
+  readonly status?: number;
+  /** Where this hop redirects to (resolved absolute URL), when it does. */
+  readonly location?: string;
 }

@@ -1,0 +1,39 @@
+// The gate's errors. Each has a stable `code` and the data a caller needs.
+import type { Decision } from './types.js';
+
+/**
+ * A request the gate refused: robots.txt disallows the URL (or is unreachable, which disallows all).
+ * Thrown (or passed to the undici handler) before any byte is sent to the URL.
+ */
+export class RobotsBlockedError extends Error {
+  readonly code = 'ERR_ROBOTS_BLOCKED' as const;
+  readonly decision: Decision;
+  constructor(decision: Decision) {
+    super(blockedMessage(decision));
+    this.name = 'RobotsBlockedError';
+    this.decision = decision;
+  }
+}
+
+function blockedMessage(d: Decision): string {
+  const robots = d.policy.robotsUrl;
+  if (d.reason === 'unreachable') {
+    return `robots.txt blocks ${d.url}: ${robots} is unreachable (${d.policy.status}), so every URL on ${d.origin} is disallowed until it can be fetched (RFC 9309 §2.3.1.4)`;
+  }
+  const rule = d.rule ? `"${d.rule.type === 'allow' ? 'Allow' : 'Disallow'}: ${d.rule.pattern}" at line ${d.rule.line}` : 'no rule';
+  const group = d.group ? ` (group user-agent ${d.group.userAgents.join(', ')})` : '';
+  return `robots.txt disallows ${d.url}: rule ${rule} of ${robots}${group}${d.stale ? ' [stale copy]' : ''}`;
+}
+
+/** A User-Agent whose product token breaks RFC 9309 §2.2.1 (only letters, `_` and `-`). */
+export class InvalidUserAgentError extends TypeError {
+  readonly code = 'ERR_INVALID_USER_AGENT' as const;
+  readonly userAgent: string;
+  constructor(userAgent: string, token: string) {
+    super(
+      `invalid userAgent ${JSON.stringify(userAgent)}: its product token ${JSON.stringify(token)} must be letters, "_" and "-" only (RFC 9309 §2.2.1), e.g. "MyBot/1.0 (+https://example.com/bot)"`,
+    );
+    this.name = 'InvalidUserAgentError';
+    this.userAgent = userAgent;
+  }
+}

@@ -1,0 +1,346 @@
+// RobotsGate: the one place every request passes. A local LRU of parsed policies in front of the
+// PolicyStore keeps a warm check() free of I/O; a cold or expired origin is loaded once (single
+// flight through the store) and every caller waits for that one fetch.
+import { EventEmitter } from 'node:events';
+import { domainToASCII } from 'node:url';
+import { LRUCache } from 'lru-cache';
+import { Agent, type Dispatcher } from 'undici';
+import { parseRobotsTxt, productToken } from '../parser/index.js';
+import type { RobotsTxt } from '../parser/types.js';
+import { fetchRobotsTxt } from '../fetcher/robots-fetcher.js';
+import { createResolvingAgent } from '../fetcher/resolving-agent.js';
+import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js';
+import { MemoryPolicyStore } from '../stores/memory-policy-store.js';
+import type { PolicyRecord, PolicyStore } from '../stores/types.js';
+import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
+import { InvalidUserAgentError } from './errors.js';
+import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
+import { gateInterceptor } from './interceptor.js';
+import { resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
+import { observedSha256, recordFromFetch } from './policy-record.js';
+import type { Decision, DecisionReason, GatePolicyRecord, PolicyChange, PolicyStamp } from './types.js';
+
+/** A record made ready for deciding: parsed once, stamp built once, shared by every decision. */
+interface Entry {
+  readonly record: GatePolicyRecord;
+  readonly robots: RobotsTxt | null;
+  readonly stamp: PolicyStamp;
+  readonly expiresAt: number;
+  readonly stale: boolean;
+  readonly crawlDelaySeconds: number | undefined;
+}
+
+/** Product token rule of RFC 9309 §2.2.1. */
+const VALID_TOKEN = /^[A-Za-z_-]+$/;
+
+export interface RobotsGateEvents {
+  /** A robots.txt record was fetched or loaded from the store into this gate. */
+  policy: [record: PolicyRecord];
+  /** An origin's policy changed (new body hash, or the file vanished or came back). */
+  'policy-change': [change: PolicyChange];
+  /** A host came under override (its first overridden decision in this run). */
+  override: [host: string];
+}
+
+/**
+ * Decides, per RFC 9309, whether this crawler may fetch a URL, and gates requests on it.
+ *
+ * Events (also on node:diagnostics_channel `robots-gate:fetch|decision|policy-change`):
+ * `policy` (PolicyRecord), `policy-change` (PolicyChange), `override` (host).
+ * @throws InvalidUserAgentError when the userAgent's product token is not letters, `_`, `-`.
+ * @throws RangeError for an out-of-range option; TypeError for a bad `resolve` entry.
+ */
+export class RobotsGate extends EventEmitter<RobotsGateEvents> {
+  /** The User-Agent header every request carries. */
+  readonly userAgent: string;
+  /** The product token rules are matched against (from userAgent). */
+  readonly productToken: string;
+  /** Minimum spacing of requests to a host under override, in ms. */
+  readonly overrideIntervalMs: number;
+
+  readonly #o: ResolvedOptions;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownDispatcher: boolean;
+  readonly #store: PolicyStore;
+  readonly #ownStore: boolean;
+  readonly #local: LRUCache<string, Entry>;
+  readonly #flights = new Map<string, Promise<Entry>>();
+  readonly #overrideAll: boolean;
+  readonly #overrideHosts: ReadonlySet<string>;
+  readonly #underOverride = new Set<string>();
+
+  constructor(options: RobotsGateOptions) {
+    super();
+    if (!options || typeof options.userAgent !== 'string' || options.userAgent.trim() === '') {
+      throw new TypeError('RobotsGate needs options.userAgent: the User-Agent header, e.g. "MyBot/1.0 (+https://example.com/bot)"');
+    }
+    const token = productToken(options.userAgent);
+    if (!VALID_TOKEN.test(token)) throw new InvalidUserAgentError(options.userAgent, token);
+    if (/[\r\n\0]/.test(options.userAgent)) throw new InvalidUserAgentError(options.userAgent, options.userAgent);
+    this.userAgent = options.userAgent;
+    this.productToken = token;
+    this.#o = resolveOptions(options);
+    this.overrideIntervalMs = this.#o.overrideIntervalMs;
+
+    if (options.dispatcher && options.resolve?.length) {
+      throw new TypeError('RobotsGate takes dispatcher or resolve, not both: build the dispatcher with createResolvingAgent(resolve)');
+    }
+    this.#ownDispatcher = !options.dispatcher;
+    this.#dispatcher = options.dispatcher ?? (options.resolve?.length ? createResolvingAgent(options.resolve) : new Agent());
+    this.#ownStore = !options.store;
+    this.#store = options.store ?? new MemoryPolicyStore({ maxOrigins: this.#o.maxOrigins });
+    this.#local = new LRUCache({ max: this.#o.maxOrigins });
+
+    const override = options.override;
+    this.#overrideAll = override === true;
+    this.#overrideHosts = new Set(Array.isArray(override) ? override.map((h: string) => normaliseHost(h)) : []);
+  }
+
+  /**
+   * May this crawler fetch `url`? Resolves with the decision; a warm origin answers without I/O.
+   * @param url absolute http: or https: URL.
+   * @throws (rejects) TypeError naming a malformed URL; UnsupportedSchemeError for other schemes.
+   */
+  check(url: string | URL): Promise<Decision> {
+    let href: string;
+    let origin: string;
+    let hostname: string;
+    let pathQuery: string;
+    const split = typeof url === 'string' ? splitCanonicalUrl(url) : undefined;
+    if (split !== undefined) {
+      href = url as string;
+      origin = split.origin;
+      hostname = split.hostname;
+      pathQuery = split.pathQuery;
+    } else {
+      let u: URL;
+      try {
+        u = parseHttpUrl(url);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      href = u.hash ? u.href.slice(0, -u.hash.length) : u.href;
+      origin = u.origin;
+      hostname = u.hostname;
+      pathQuery = u.pathname + u.search;
+    }
+    const entry = this.#local.get(origin);
+    if (entry !== undefined && entry.expiresAt > Date.now()) {
+      return Promise.resolve(this.#decide(entry, href, origin, hostname, pathQuery));
+    }
+    return this.#load(origin, hostname, false).then((e) => this.#decide(e, href, origin, hostname, pathQuery));
+  }
+
+  /**
+   * Fetch-compatible: sends `input` with this gate's User-Agent, follows redirects hop by hop and
+   * checks every hop against its own origin's robots.txt first.
+   * @throws (rejects) RobotsBlockedError before any byte goes to a disallowed URL; TypeError for a
+   *   bad URL or too many redirects; whatever fetch itself throws.
+   */
+  fetch(input: string | URL | { url: string }, init?: GateFetchInit): Promise<Response> {
+    return gatedFetch(this, this.#dispatcher, input, init);
+  }
+
+  /**
+   * An undici interceptor: `new Agent().compose(gate.interceptor())`. Every request through it is
+   * checked first (with the User-Agent header set to this gate's); a blocked one fails with
+   * RobotsBlockedError and is never sent. robots.txt requests pass ungated.
+   */
+  interceptor(): Dispatcher.DispatcherComposeInterceptor {
+    return gateInterceptor(this);
+  }
+
+  /**
+   * Refetch an origin's robots.txt now, whatever the cache says; a different sha256 publishes a
+   * policy-change. Concurrent checks of that origin wait for this fetch.
+   * @param originOrUrl an origin or any URL on it.
+   */
+  async refresh(originOrUrl: string | URL): Promise<void> {
+    const u = parseHttpUrl(originOrUrl);
+    await this.#load(u.origin, u.hostname, true);
+  }
+
+  /** Has `host` had an overridden decision in this run (or, with a shared store, in the fleet)? */
+  isUnderOverride(host: string): boolean {
+    return this.#underOverride.has(host) || this.#underOverride.has(normaliseHost(host));
+  }
+
+  /** Close the dispatcher and store the gate created itself (not ones passed in). */
+  async close(): Promise<void> {
+    if (this.#ownDispatcher) await this.#dispatcher.close();
+    if (this.#ownStore) await this.#store.close();
+    this.#local.clear();
+  }
+
+  #decide(entry: Entry, url: string, origin: string, hostname: string, pathQuery: string): Decision {
+    let allowed: boolean;
+    let reason: DecisionReason;
+    let rule = null;
+    let group = null;
+    const record = entry.record;
+    if (pathQuery === '/robots.txt') {
+      // §2.2.2: the /robots.txt URI is implicitly allowed.
+      allowed = true;
+      reason = 'robots-txt';
+    } else if (record.kind === 'parsed') {
+      const m = entry.robots!.check(pathQuery, this.productToken);
+      allowed = m.allowed;
+      rule = m.rule;
+      group = m.group;
+      reason = rule === null ? 'no-matching-rule' : allowed ? 'allowed-by-rule' : 'disallowed-by-rule';
+    } else if (record.kind === 'unavailable') {
+      allowed = true;
+      reason = record.redirectLimit ? 'too-many-redirects' : 'unavailable';
+    } else {
+      allowed = false;
+      reason = 'unreachable';
+    }
+    let overridden = false;
+    if (!allowed && (this.#overrideAll || this.#overrideHosts.has(hostname))) {
+      allowed = true;
+      overridden = true;
+      reason = 'overridden';
+      this.#markOverride(hostname);
+    }
+    const decision: Decision = {
+      url,
+      origin,
+      allowed,
+      reason,
+      rule,
+      group,
+      policy: entry.stamp,
+      stale: entry.stale,
+      overridden,
+      ...(entry.crawlDelaySeconds !== undefined ? { crawlDelaySeconds: entry.crawlDelaySeconds } : {}),
+    };
+    if (decisionChannel.hasSubscribers) decisionChannel.publish(decision);
+    return decision;
+  }
+
+  #markOverride(host: string): void {
+    if (this.#underOverride.has(host)) return;
+    this.#underOverride.add(host);
+    // The mark is for the politeness layer (and the fleet); a store failure must not fail the decision.
+    this.#store.markOverride(host).catch(() => {});
+    this.emit('override', host);
+  }
+
+  /** Load `origin` once however many callers ask; `force` refetches even a fresh copy. */
+  #load(origin: string, hostname: string, force: boolean): Promise<Entry> {
+    const inFlight = this.#flights.get(origin);
+    if (inFlight !== undefined && !force) return inFlight;
+    const flight = (async () => {
+      if (inFlight !== undefined) await inFlight.catch(() => {});
+      const local = this.#local.get(origin, { allowStale: true });
+      const stored = (await this.#store.get(origin)) as GatePolicyRecord | undefined;
+      if (this.#overrideAll || this.#overrideHosts.has(hostname)) {
+        if (await this.#store.isUnderOverride(hostname)) this.#underOverride.add(hostname);
+      }
+      const seen = local?.record ?? stored;
+      if (!force && stored !== undefined && stored.expiresAt > Date.now()) return this.#install(stored, seen);
+      const record = (await this.#store.singleFlight(
+        origin,
+        () => this.#fetchRecord(origin, force, local?.record, stored),
+        this.#o.timeoutMs * 2,
+      )) as GatePolicyRecord;
+      return this.#install(record, seen);
+    })();
+    const tracked = flight.finally(() => {
+      if (this.#flights.get(origin) === tracked) this.#flights.delete(origin);
+    });
+    this.#flights.set(origin, tracked);
+    return tracked;
+  }
+
+  /** The loader run under single flight: fetch, and fold the outcome into the record in force. */
+  async #fetchRecord(
+    origin: string,
+    force: boolean,
+    local: GatePolicyRecord | undefined,
+    stored: GatePolicyRecord | undefined,
+  ): Promise<GatePolicyRecord> {
+    let previous = newest(local, stored);
+    if (!force) {
+      // Someone sharing the store may have loaded it between our get() and this flight.
+      const now = (await this.#store.get(origin)) as GatePolicyRecord | undefined;
+      if (now !== undefined && now.expiresAt > Date.now()) return now;
+      previous = newest(previous, now);
+    }
+    const result = await fetchRobotsTxt(origin, {
+      dispatcher: this.#dispatcher,
+      userAgent: this.userAgent,
+      timeoutMs: this.#o.timeoutMs,
+      maxBytes: this.#o.maxBytes,
+      maxRedirects: this.#o.maxRedirects,
+    });
+    if (fetchChannel.hasSubscribers) {
+      const { bytes: _bytes, ...rest } = result;
+      fetchChannel.publish({ origin, result: rest });
+    }
+    return recordFromFetch(origin, result, previous, this.#o);
+  }
+
+  /** Parse a record into a local entry, and publish what changed since `seen`. */
+  #install(record: GatePolicyRecord, seen: GatePolicyRecord | undefined): Entry {
+    const current = this.#local.get(record.origin, { allowStale: true });
+    if (current !== undefined && current.record === record) return current;
+    let robots: RobotsTxt | null = null;
+    if (record.kind === 'parsed') {
+      robots = parseRobotsTxt(record.body ?? '', { maxBytes: this.#o.maxBytes, url: record.finalUrl });
+    }
+    const stale = record.stale === true;
+    const stamp: PolicyStamp = Object.freeze({
+      robotsUrl: record.robotsUrl || robotsUrlOf(record.origin),
+      finalUrl: record.finalUrl,
+      status: record.status,
+      sha256: record.sha256,
+      fetchedAt: new Date(record.fetchedAt).toISOString(),
+      expiresAt: new Date(record.expiresAt).toISOString(),
+      sitemaps: Object.freeze(robots ? [...robots.sitemaps] : []),
+      ...(record.html ? { html: true } : {}),
+      ...(record.truncated ? { truncated: true } : {}),
+      ...(stale && record.lastStatus !== undefined ? { refetchStatus: record.lastStatus } : {}),
+    });
+    const entry: Entry = {
+      record,
+      robots,
+      stamp,
+      expiresAt: record.expiresAt,
+      stale,
+      crawlDelaySeconds: robots?.crawlDelay(this.productToken),
+    };
+    this.#local.set(record.origin, entry);
+    this.emit('policy', record);
+    if (seen !== undefined) this.#publishChange(seen, record);
+    return entry;
+  }
+
+  #publishChange(before: GatePolicyRecord, after: GatePolicyRecord): void {
+    const newSha = observedSha256(after);
+    if (newSha === undefined) return; // an outage behind a kept copy is not a new policy
+    const oldSha = before.stale && before.vanished ? null : before.sha256;
+    if (oldSha === newSha) return;
+    const change: PolicyChange = {
+      origin: after.origin,
+      oldSha256: oldSha,
+      newSha256: newSha,
+      at: new Date(after.stale ? Date.now() : after.fetchedAt).toISOString(),
+      oldStatus: before.stale ? (before.lastStatus ?? before.status) : before.status,
+      newStatus: after.stale ? (after.lastStatus ?? after.status) : after.status,
+    };
+    if (policyChangeChannel.hasSubscribers) policyChangeChannel.publish(change);
+    this.emit('policy-change', change);
+  }
+}
+
+function newest(a: GatePolicyRecord | undefined, b: GatePolicyRecord | undefined): GatePolicyRecord | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return b.fetchedAt > a.fetchedAt ? b : a;
+}
+
+function normaliseHost(host: string): string {
+  const h = host.trim().toLowerCase();
+  return h.startsWith('[') ? h : domainToASCII(h) || h;
+}

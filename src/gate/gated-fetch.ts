@@ -1,0 +1,96 @@
+// gate.fetch: fetch with redirects followed here, hop by hop, so each hop is checked against its
+// own origin's robots.txt before a byte is sent to it.
+import { fetch as undiciFetch, Headers, Request, type Dispatcher } from 'undici';
+import { parseHttpUrl } from '../fetcher/url.js';
+import { RobotsBlockedError } from './errors.js';
+import type { Decision, FetchHop } from './types.js';
+
+/** RequestInit plus the gate's audit hook. */
+export interface GateFetchInit extends Omit<RequestInit, 'dispatcher'> {
+  /** Called once per request sent (with its response status) and once for a blocked hop (before
+   *  the RobotsBlockedError is thrown), in order: the crawl audits each redirect hop from it. */
+  onHop?: (hop: FetchHop) => void;
+  /** Redirect hops followed at most (fetch's own limit is 20). */
+  maxRedirects?: number;
+}
+
+interface Checker {
+  readonly userAgent: string;
+  check(url: string): Promise<Decision>;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
+
+export async function gatedFetch(
+  gate: Checker,
+  dispatcher: Dispatcher,
+  input: string | URL | { url: string; method?: string; headers?: unknown; arrayBuffer?: () => Promise<ArrayBuffer> },
+  init: GateFetchInit = {},
+): Promise<Response> {
+  const source = typeof input === 'string' || input instanceof URL ? undefined : input;
+  let url = parseHttpUrl(source ? source.url : (input as string | URL)).href;
+  let method = (init.method ?? source?.method ?? 'GET').toUpperCase();
+  const headers = new Headers(source?.headers as ConstructorParameters<typeof Headers>[0]);
+  if (init.headers) new Headers(init.headers as ConstructorParameters<typeof Headers>[0]).forEach((v, k) => headers.set(k, v));
+  // One identity: the header sent is the one whose product token the rules were matched against.
+  headers.set('user-agent', gate.userAgent);
+
+  // Buffer the body once so a 307/308 can send it again to the next hop.
+  let body: ArrayBuffer | undefined;
+  if (init.body != null) {
+    const r = new Request(url, { method: 'POST', body: init.body as never, duplex: 'half' } as never);
+    const type = r.headers.get('content-type');
+    if (type && !headers.has('content-type')) headers.set('content-type', type);
+    body = await r.arrayBuffer();
+  } else if (source?.arrayBuffer && method !== 'GET' && method !== 'HEAD') {
+    body = await source.arrayBuffer();
+  }
+
+  const mode = init.redirect ?? 'follow';
+  const limit = init.maxRedirects ?? 20;
+  let parentUrl: string | null = null;
+  for (let hop = 0; ; hop++) {
+    const decision = await gate.check(url);
+    if (!decision.allowed) {
+      init.onHop?.({ url, parentUrl, decision });
+      throw new RobotsBlockedError(decision);
+    }
+    const res = (await undiciFetch(url, {
+      method,
+      headers,
+      body: body ?? null,
+      redirect: 'manual',
+      signal: init.signal ?? null,
+      dispatcher,
+      ...(init.keepalive !== undefined ? { keepalive: init.keepalive } : {}),
+    })) as unknown as Response;
+    const rawLocation = REDIRECTS.has(res.status) ? res.headers.get('location') : null;
+    let location: string | undefined;
+    if (rawLocation !== null) {
+      try {
+        location = new URL(rawLocation, url).href;
+      } catch {
+        location = undefined;
+      }
+    }
+    init.onHop?.({ url, parentUrl, decision, status: res.status, ...(location !== undefined ? { location } : {}) });
+    if (location === undefined || mode === 'manual') return res;
+    await res.body?.cancel();
+    if (mode === 'error') throw new TypeError(`redirect from ${url} to ${location} with redirect: 'error'`);
+    if (hop >= limit) throw new TypeError(`too many redirects (more than ${limit}) from ${url}`);
+    const next = parseHttpUrl(location);
+    next.hash = '';
+    // fetch's rules (WHATWG Fetch §4.4): 303, and 301/302 after POST, become a GET without body.
+    if ((res.status === 303 && method !== 'GET' && method !== 'HEAD') || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+      method = 'GET';
+      body = undefined;
+      for (const h of BODY_HEADERS) headers.delete(h);
+    }
+    // Credentials for one origin are not sent to another.
+    if (next.origin !== new URL(url).origin) for (const h of CREDENTIAL_HEADERS) headers.delete(h);
+    parentUrl = url;
+    url = next.href;
+  }
+}

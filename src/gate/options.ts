@@ -1,0 +1,95 @@
+// RobotsGate options: documented, defaulted and checked in one place.
+import type { Dispatcher } from 'undici';
+import type { PolicyStore } from '../stores/types.js';
+
+export interface RobotsGateOptions {
+  /** Required. The exact User-Agent header of every request the gate makes or lets through (the
+   *  robots.txt fetch included). Rules are matched against its product token (`MyBot/1.0 (+url)` →
+   *  `MyBot`), which must be letters, `_` and `-` only (RFC 9309 §2.2.1). */
+  userAgent: string;
+  /** undici Dispatcher for robots.txt fetches and `gate.fetch`. Default: an Agent of the gate's own
+   *  (never the global dispatcher, so composing `gate.interceptor()` globally cannot recurse). */
+  dispatcher?: Dispatcher;
+  /** curl-style `HOST:PORT:ADDR` entries: connect there instead (robots.txt fetches too). Not
+   *  together with `dispatcher` (build that one with createResolvingAgent). */
+  resolve?: readonly string[];
+  /** Whole robots.txt fetch, redirects and body included, in ms. Default 10 000. */
+  timeoutMs?: number;
+  /** robots.txt bytes parsed at most, after content decoding (RFC 9309 §2.5 asks for at least
+   *  500 KiB). Default 512 000. */
+  maxBytes?: number;
+  /** Redirect hops followed for robots.txt; more, or a loop, is unavailable (§2.3.1.2). Default 5. */
+  maxRedirects?: number;
+  /** Origins whose policy is cached at most; least recently used go first. Default 10 000. */
+  maxOrigins?: number;
+  /** How long a fetched robots.txt is used before a refetch, in ms (RFC 9309 §2.4). A shorter
+   *  Cache-Control max-age wins. Default 86 400 000 (24 h). */
+  maxAgeMs?: number;
+  /** Floor on a Cache-Control max-age, in ms, so `max-age=0` cannot make every check a fetch.
+   *  Default 60 000. */
+  minAgeMs?: number;
+  /** First retry after a failed fetch (unreachable, or a vanished file kept), in ms; doubles with
+   *  each consecutive failure, up to maxAgeMs. A longer Retry-After wins. Default 60 000. */
+  retryMs?: number;
+  /** Fetch disallowed URLs anyway: `true` for every host, or a list of hosts (for a pipeline with a
+   *  documented right to). Such decisions say `overridden: true`. Default: none. */
+  override?: boolean | readonly string[];
+  /** Minimum spacing of requests to a host under override, in ms (the politeness layer applies it).
+   *  Default: env ROBOTS_OVERRIDE_INTERVAL_MS, else 10 000. */
+  overrideIntervalMs?: number;
+  /** An origin that served a robots.txt earlier in the run now answers 4xx: keep the last good
+   *  policy (`keep-last`, default: a file flickering away must not open the site) or allow all
+   *  (`allow`, the bare RFC reading). A policy-change is published either way. */
+  onVanished?: 'keep-last' | 'allow';
+  /** Where policies are shared and single-flighted. Default: a MemoryPolicyStore of maxOrigins. */
+  store?: PolicyStore;
+}
+
+export interface ResolvedOptions {
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  maxOrigins: number;
+  maxAgeMs: number;
+  minAgeMs: number;
+  retryMs: number;
+  overrideIntervalMs: number;
+  onVanished: 'keep-last' | 'allow';
+}
+
+function count(name: string, value: unknown, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw new RangeError(`RobotsGate option ${name} must be a number >= ${min}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function envInterval(): number {
+  const raw = process.env.ROBOTS_OVERRIDE_INTERVAL_MS;
+  if (raw === undefined || raw.trim() === '') return 10_000;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) {
+    throw new RangeError(`ROBOTS_OVERRIDE_INTERVAL_MS must be a number of ms >= 0, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+/** @throws RangeError naming the bad option. */
+export function resolveOptions(o: RobotsGateOptions): ResolvedOptions {
+  if (o.onVanished !== undefined && o.onVanished !== 'keep-last' && o.onVanished !== 'allow') {
+    throw new RangeError(`RobotsGate option onVanished must be 'keep-last' or 'allow', got ${String(o.onVanished)}`);
+  }
+  const maxAgeMs = count('maxAgeMs', o.maxAgeMs, 86_400_000);
+  return {
+    timeoutMs: count('timeoutMs', o.timeoutMs, 10_000, 1),
+    maxBytes: count('maxBytes', o.maxBytes, 512_000, 1),
+    maxRedirects: count('maxRedirects', o.maxRedirects, 5),
+    maxOrigins: count('maxOrigins', o.maxOrigins, 10_000, 1),
+    maxAgeMs,
+    minAgeMs: Math.min(count('minAgeMs', o.minAgeMs, 60_000), maxAgeMs),
+    retryMs: count('retryMs', o.retryMs, 60_000),
+    overrideIntervalMs: o.overrideIntervalMs === undefined ? envInterval() : count('overrideIntervalMs', o.overrideIntervalMs, 0),
+    onVanished: o.onVanished ?? 'keep-last',
+  };
+}

@@ -1,0 +1,64 @@
+// From one robots.txt fetch to the record kept for the origin: freshness (RFC 9309 §2.4), and what
+// happens to a good copy when the next fetch fails (kept, marked stale) or the file vanishes.
+import type { RobotsFetchResult } from '../fetcher/robots-fetcher.js';
+import type { GatePolicyRecord } from './types.js';
+import type { ResolvedOptions } from './options.js';
+
+/** How long a good copy may stand in for a file that cannot be fetched: RFC 9309 §2.3.1.4 names
+ *  30 days as a reasonably long period of unreachability. */
+export const KEEP_GOOD_COPY_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * The record for `origin` after `result`, given the record in force before (if any).
+ * - 2xx: the new file; fresh for min(maxAgeMs, max(Cache-Control max-age, minAgeMs)).
+ * - unreachable with a good copy younger than 30 days: that copy, `stale`, retried with backoff.
+ * - 4xx after a good copy, onVanished 'keep-last': that copy, `stale` and `vanished`, retried with backoff.
+ * - otherwise the bare outcome: unavailable (cached like a file) or unreachable (retried with backoff).
+ */
+export function recordFromFetch(
+  origin: string,
+  result: RobotsFetchResult,
+  previous: GatePolicyRecord | undefined,
+  o: ResolvedOptions,
+): GatePolicyRecord {
+  const now = result.fetchedAt;
+  const failures = (previous?.failures ?? 0) + 1;
+  const retryAt = () => now + Math.min(o.maxAgeMs, Math.max(o.retryMs * 2 ** Math.min(failures - 1, 30), result.retryAfterMs ?? 0));
+  const base = { origin, robotsUrl: result.robotsUrl, finalUrl: result.finalUrl, status: result.status, fetchedAt: now };
+
+  if (result.kind === 'parsed') {
+    const age = result.maxAgeMs === undefined ? o.maxAgeMs : Math.min(o.maxAgeMs, Math.max(result.maxAgeMs, o.minAgeMs));
+    return {
+      ...base,
+      kind: 'parsed',
+      body: result.bytes!.toString('utf8'),
+      sha256: result.sha256,
+      expiresAt: now + age,
+      ...(result.html ? { html: true } : {}),
+      ...(result.truncated ? { truncated: true } : {}),
+    };
+  }
+  const good = previous?.kind === 'parsed' && now - previous.fetchedAt < KEEP_GOOD_COPY_MS ? previous : undefined;
+  if (result.kind === 'unreachable') {
+    if (good) return { ...good, stale: true, vanished: false, lastStatus: result.status, failures, expiresAt: retryAt() };
+    return { ...base, kind: 'unreachable', sha256: null, failures, expiresAt: retryAt() };
+  }
+  if (good && o.onVanished === 'keep-last') {
+    return { ...good, stale: true, vanished: true, lastStatus: result.status, failures, expiresAt: retryAt() };
+  }
+  const age = result.maxAgeMs === undefined ? o.maxAgeMs : Math.min(o.maxAgeMs, Math.max(result.maxAgeMs, o.minAgeMs));
+  return {
+    ...base,
+    kind: 'unavailable',
+    sha256: null,
+    expiresAt: now + age,
+    ...(result.redirectLimit ? { redirectLimit: true } : {}),
+  };
+}
+
+/** The policy a record says this origin has, for change detection: the body hash, or null for no
+ *  file; undefined when the record observed nothing new (an outage behind a kept copy). */
+export function observedSha256(r: GatePolicyRecord): string | null | undefined {
+  if (r.stale) return r.vanished ? null : undefined;
+  return r.sha256;
+}
