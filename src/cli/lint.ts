@@ -1,0 +1,141 @@
+// `robots-gate lint FILE|URL`: every diagnostic of the parser (the same parse matching uses, plus
+// the parser's costlier lint-only checks), printed like a compiler's.
+import { open } from 'node:fs/promises';
+import { Command, Option } from 'commander';
+import { parseRobotsTxt } from '../parser/index.js';
+import type { Diagnostic } from '../parser/types.js';
+import { allDiagnostics } from '../web/diagnostics.js';
+import { fetchRobotsForTool } from '../web/fetch-robots.js';
+
+/** Exit codes, as `--help` documents them. */
+export const LINT_EXIT = { clean: 0, warnings: 1, errors: 2, unreadable: 3 } as const;
+
+/** Bytes read from a FILE at most: well past the parser's 500 KiB, so it reports the excess itself. */
+const MAX_READ_BYTES = 2 * 1024 * 1024;
+
+interface LintOptions {
+  json?: boolean;
+  resolve: string[];
+  timeout: string;
+}
+
+interface Source {
+  /** How diagnostics name the file: the path, `-`, or the robots.txt URL. */
+  name: string;
+  bytes: Uint8Array;
+  /** The URL it came from, to resolve relative Sitemap lines. */
+  url?: string;
+}
+
+class UnreadableError extends Error {}
+
+async function readLimited(file: string): Promise<Uint8Array> {
+  if (file === '-') {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total >= MAX_READ_BYTES) break;
+    }
+    return Buffer.concat(chunks).subarray(0, MAX_READ_BYTES);
+  }
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (err) {
+    throw new UnreadableError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    if ((await handle.stat()).isDirectory()) throw new UnreadableError(`${file} is a directory`);
+    const buf = Buffer.alloc(MAX_READ_BYTES);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, filled, MAX_READ_BYTES - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+      if (filled === MAX_READ_BYTES) break;
+    }
+    return buf.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function load(target: string, opts: LintOptions): Promise<Source> {
+  if (!/^https?:\/\//i.test(target)) return { name: target, bytes: await readLimited(target) };
+  const r = await fetchRobotsForTool(target, { resolve: opts.resolve, timeoutMs: Number(opts.timeout) });
+  if (r.kind === 'unavailable') {
+    throw new UnreadableError(`${r.robotsUrl}: ${r.status}: no robots.txt to lint (unavailable: RFC 9309 §2.3.1.3 allows every URL)`);
+  }
+  if (r.kind === 'unreachable') {
+    throw new UnreadableError(`${r.robotsUrl}: ${r.status}${r.error ? `: ${r.error}` : ''} (unreachable: RFC 9309 §2.3.1.4 disallows every URL)`);
+  }
+  return { name: r.finalUrl, bytes: r.bytes!, url: r.finalUrl };
+}
+
+/** The file's lines as the parser numbers them (CR, LF and CRLF each end a line). */
+function splitLines(bytes: Uint8Array): string[] {
+  return new TextDecoder('utf-8').decode(bytes).replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
+}
+
+function colours(enabled: boolean) {
+  const wrap = (code: string) => (s: string) => (enabled ? `\x1b[${code}m${s}\x1b[0m` : s);
+  return { bold: wrap('1'), dim: wrap('2'), error: wrap('1;31'), warning: wrap('1;33'), info: wrap('1;36') };
+}
+
+/** `file:line:col: severity: message [code]`, the line, and a caret under the column. */
+export function formatDiagnostic(name: string, d: Diagnostic, lines: readonly string[], colour: boolean): string {
+  const c = colours(colour);
+  const where = d.line > 0 ? `${name}:${d.line}:${d.column ?? 1}` : name;
+  let out = `${c.bold(`${where}:`)} ${c[d.severity](`${d.severity}:`)} ${d.message} ${c.dim(`[${d.code}]`)}`;
+  const text = d.line > 0 ? lines[d.line - 1] : undefined;
+  if (text !== undefined) {
+    const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+    const gutter = String(d.line).padStart(5);
+    // Keep tabs under tabs so the caret lines up whatever the terminal's tab width.
+    const pad = shown.slice(0, Math.max(0, (d.column ?? 1) - 1)).replace(/[^\t]/g, ' ');
+    out += `\n${c.dim(`${gutter} |`)} ${shown}\n${c.dim(`${' '.repeat(5)} |`)} ${pad}${c[d.severity]('^')}`;
+  }
+  return out;
+}
+
+export function lintCommand(): Command {
+  return new Command('lint')
+    .description('check a robots.txt for mistakes: every diagnostic of the parser, with line and column')
+    .argument('<file|url>', 'a robots.txt file, - for standard input, or an http(s) URL (its origin\'s /robots.txt is fetched)')
+    .option('--json', 'one JSON object a line: {file, line, column, severity, code, message}')
+    .addOption(new Option('--resolve <HOST:PORT:ADDR>', 'connect to ADDR for HOST:PORT (curl style); repeatable').argParser((v: string, prev: string[]) => [...prev, v]).default([]))
+    .option('--timeout <ms>', 'robots.txt fetch timeout in ms', '10000')
+    .addHelpText('after', `
+Output: file:line:col: severity: message [code], the line, and a caret (stdout).
+Exit codes: 0 clean (notes only), 1 warnings, 2 errors, 3 nothing to lint (unreadable file,
+robots.txt unavailable or unreachable).`)
+    .action(async (target: string, opts: LintOptions) => {
+      let source: Source;
+      try {
+        source = await load(target, opts);
+      } catch (err) {
+        process.stderr.write(`robots-gate lint: ${(err as Error).message}\n`);
+        process.exitCode = LINT_EXIT.unreadable;
+        return;
+      }
+      const options = source.url ? { url: source.url } : {};
+      const diagnostics = allDiagnostics(parseRobotsTxt(source.bytes, options), source.bytes, options);
+      const colour = !opts.json && process.stdout.isTTY === true && !process.env.NO_COLOR;
+      if (opts.json) {
+        for (const d of diagnostics) {
+          process.stdout.write(`${JSON.stringify({ file: source.name, line: d.line, column: d.column ?? 1, severity: d.severity, code: d.code, message: d.message })}\n`);
+        }
+      } else {
+        const lines = splitLines(source.bytes);
+        for (const d of diagnostics) process.stdout.write(`${formatDiagnostic(source.name, d, lines, colour)}\n`);
+      }
+      const count = (s: Diagnostic['severity']) => diagnostics.filter((d) => d.severity === s).length;
+      const errors = count('error');
+      const warnings = count('warning');
+      const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+      process.stderr.write(`${source.name}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${plural(count('info'), 'note')}\n`);
+      process.exitCode = errors ? LINT_EXIT.errors : warnings ? LINT_EXIT.warnings : LINT_EXIT.clean;
+    });
+}

@@ -1,0 +1,246 @@
+// `robots-gate report`: one self-contained HTML file for a crawl (no scripts, no external
+// resources: it opens from a mail attachment or an archive years later). Timelines are inline SVG,
+// each with a table alternative for screen readers and for copying numbers out.
+import type { AttemptOutcome } from '../audit/types.js';
+import {
+  OUTCOMES,
+  blocked,
+  hostStats,
+  originHost,
+  policyChanges,
+  timeline,
+  totals,
+  type CrawlRecord,
+  type TimelineEntry,
+} from './crawl-record.js';
+import { esc } from './escape.js';
+import { formatBytes, formatMs, formatTime } from './format.js';
+import { diffPolicies } from './policy-diff.js';
+
+export interface ReportOptions {
+  /** Shown as the report's subject (usually the audit DIR). */
+  title?: string;
+  /** Requests drawn per host timeline; the rest are counted, not drawn. Default 400. */
+  maxTimelineRows?: number;
+  /** Blocked URLs listed; the rest are counted. Default 1000. */
+  maxBlockedRows?: number;
+  /** When the report was made (epoch ms); default now. Fixed in tests. */
+  generatedAtMs?: number;
+}
+
+export const OUTCOME_COLORS: Record<AttemptOutcome, string> = {
+  fetched: '#2e7d32',
+  blocked: '#c62828',
+  skipped: '#757575',
+  error: '#e65100',
+  overridden: '#6a1b9a',
+};
+
+/** Where a wait came from (AttemptRow.waitReason); `none` when nothing was recorded. */
+export const WAIT_COLORS: Record<string, string> = {
+  'crawl-delay': '#1565c0',
+  floor: '#78909c',
+  override: '#ab47bc',
+  backoff: '#f9a825',
+  none: '#cfd8dc',
+};
+
+const WAIT_LABELS: Record<string, string> = {
+  'crawl-delay': 'Crawl-delay (robots.txt)',
+  floor: 'floor (our minimum interval)',
+  override: 'override (configured interval)',
+  backoff: 'back-off (after 429/5xx)',
+  none: 'no interval recorded',
+};
+
+const STYLE = `
+:root { color-scheme: light; --fg:#1b1f24; --muted:#57606a; --line:#d0d7de; --bg:#fff; --soft:#f6f8fa; }
+* { box-sizing: border-box; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); margin: 0; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px; }
+h1 { font-size: 1.6rem; margin: 0 0 4px; }
+h2 { font-size: 1.25rem; margin: 32px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 1.05rem; margin: 24px 0 6px; }
+.sub { color: var(--muted); margin: 0 0 16px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 10px; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; background: var(--soft); }
+.card b { display: block; font-size: 1.4rem; }
+.card span { color: var(--muted); font-size: .85rem; }
+table { border-collapse: collapse; width: 100%; font-size: .9rem; }
+th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { background: var(--soft); }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; }
+.url { word-break: break-all; }
+.legend { display: flex; flex-wrap: wrap; gap: 6px 16px; font-size: .85rem; color: var(--muted); margin: 4px 0 8px; }
+.sw { display: inline-block; width: 12px; height: 12px; border-radius: 2px; vertical-align: -1px; margin-right: 4px; }
+.warn { color: #b71c1c; font-weight: 600; }
+.ok { color: #2e7d32; }
+svg { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
+details { margin: 6px 0; }
+summary { cursor: pointer; color: #0b57d0; }
+.diff { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .85rem; border: 1px solid var(--line); border-radius: 6px; overflow: auto; }
+.diff div { white-space: pre; padding: 0 8px; }
+.diff .added { background: #e6ffec; }
+.diff .removed { background: #ffebe9; }
+.diff .ln { display: inline-block; width: 3.5em; color: var(--muted); user-select: none; }
+.empty { color: var(--muted); font-style: italic; }
+`;
+
+function card(label: string, value: string | number): string {
+  return `<div class="card"><b>${esc(value)}</b><span>${esc(label)}</span></div>`;
+}
+
+function legend(): string {
+  const outcomes = OUTCOMES.map((o) => `<span><i class="sw" style="background:${OUTCOME_COLORS[o]}"></i>${esc(o)}</span>`).join('');
+  const waits = Object.keys(WAIT_COLORS)
+    .map((w) => `<span><i class="sw" style="background:${WAIT_COLORS[w]};opacity:.45"></i>${esc(WAIT_LABELS[w])}</span>`)
+    .join('');
+  return `<div class="legend" aria-hidden="true"><span><b>request:</b></span>${outcomes}</div>
+<div class="legend" aria-hidden="true"><span><b>interval before the next request may start:</b></span>${waits}</div>`;
+}
+
+/** A waterfall: one row per request; the shaded band after each start is the host's interval
+ *  for it, so the next request should begin at or after the band's end. */
+function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[], maxRows: number): string {
+  const rows = entries.slice(0, maxRows);
+  if (rows.length === 0) return '<p class="empty">No requests.</p>';
+  const t0 = rows[0]!.startMs;
+  let t1 = t0 + 1;
+  for (const e of rows) t1 = Math.max(t1, e.endMs, e.startMs + (e.intervalMs ?? 0));
+  const width = 1000;
+  const left = 8;
+  const plotW = width - left - 8;
+  const rowH = 12;
+  const top = 22;
+  const height = top + rows.length * rowH + 8;
+  const x = (t: number) => left + ((t - t0) / (t1 - t0)) * plotW;
+  const parts: string[] = [];
+  // Axis: five ticks with offsets from the host's first request.
+  for (let i = 0; i <= 4; i++) {
+    const t = t0 + ((t1 - t0) * i) / 4;
+    const xi = x(t);
+    parts.push(`<line x1="${xi.toFixed(1)}" y1="${top - 4}" x2="${xi.toFixed(1)}" y2="${height - 4}" stroke="#eceff1"/>`);
+    const anchor = i === 0 ? 'start' : i === 4 ? 'end' : 'middle';
+    parts.push(`<text x="${xi.toFixed(1)}" y="14" font-size="11" fill="#57606a" text-anchor="${anchor}">+${esc(formatMs(t - t0))}</text>`);
+  }
+  rows.forEach((e, i) => {
+    const y = top + i * rowH;
+    const wait = e.waitReason ?? 'none';
+    const title = `${e.url}\n${e.outcome}${e.status !== null ? ` ${e.status}` : ''} at +${formatMs(e.startMs - t0)}` +
+      `\ninterval ${formatMs(e.intervalMs)} (${wait})${e.gapMs !== null ? `, ${formatMs(e.gapMs)} after the previous request` : ''}`;
+    parts.push(`<g><title>${esc(title)}</title>`);
+    if (e.intervalMs) {
+      const w = Math.max(1, x(e.startMs + e.intervalMs) - x(e.startMs));
+      parts.push(`<rect x="${x(e.startMs).toFixed(1)}" y="${y + 2}" width="${w.toFixed(1)}" height="${rowH - 4}" fill="${WAIT_COLORS[wait] ?? WAIT_COLORS.none}" fill-opacity=".45"/>`);
+    }
+    const bw = Math.max(3, x(e.endMs) - x(e.startMs));
+    parts.push(`<rect x="${x(e.startMs).toFixed(1)}" y="${y + 1}" width="${bw.toFixed(1)}" height="${rowH - 2}" fill="${OUTCOME_COLORS[e.outcome] ?? '#000'}"/>`);
+    parts.push('</g>');
+  });
+  for (const at of changesAt) {
+    if (at < t0 || at > t1) continue;
+    const xc = x(at).toFixed(1);
+    parts.push(`<g><title>robots.txt changed at ${esc(formatTime(at))}</title><line x1="${xc}" y1="${top - 2}" x2="${xc}" y2="${height - 2}" stroke="#d81b60" stroke-width="2" stroke-dasharray="4 3"/></g>`);
+  }
+  const label = `Timeline of ${rows.length} requests to ${host} over ${formatMs(t1 - t0)}`;
+  return `<svg role="img" aria-label="${esc(label)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join('')}</svg>` +
+    (entries.length > rows.length ? `<p class="empty">${entries.length - rows.length} later requests are not drawn.</p>` : '');
+}
+
+function timelineTable(entries: TimelineEntry[], maxRows: number): string {
+  if (entries.length === 0) return '';
+  const t0 = entries[0]!.startMs;
+  const body = entries
+    .slice(0, maxRows)
+    .map((e) => {
+      const breach = e.gapMs !== null && e.intervalMs !== null && e.gapMs + 5 < e.intervalMs;
+      return `<tr><td class="num">+${esc(formatMs(e.startMs - t0))}</td><td class="num${breach ? ' warn' : ''}">${esc(formatMs(e.gapMs))}</td>` +
+        `<td class="num">${esc(formatMs(e.intervalMs))}</td><td>${esc(e.waitReason ?? '–')}</td><td>${esc(e.outcome)}${e.status !== null ? ` ${esc(e.status)}` : ''}</td>` +
+        `<td class="url mono">${esc(e.url)}</td></tr>`;
+    })
+    .join('');
+  return `<details><summary>Requests as a table</summary><table><thead><tr><th class="num">start</th><th class="num">since previous</th>` +
+    `<th class="num">interval</th><th>wait from</th><th>outcome</th><th>URL</th></tr></thead><tbody>${body}</tbody></table></details>`;
+}
+
+function diffHtml(oldBody: string | null, newBody: string | null): string {
+  const lines = diffPolicies(oldBody, newBody);
+  if (lines.length === 0) return '<p class="empty">Both versions are empty.</p>';
+  const sign = { same: ' ', added: '+', removed: '-' } as const;
+  return `<div class="diff">${lines
+    .map((l) => `<div class="${l.kind}"><span class="ln">${l.oldLine ?? ''}</span><span class="ln">${l.newLine ?? ''}</span>${sign[l.kind]} ${esc(l.text)}</div>`)
+    .join('')}</div>`;
+}
+
+/** Build the report as one HTML document (a string). */
+export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}): string {
+  const maxRows = options.maxTimelineRows ?? 400;
+  const maxBlocked = options.maxBlockedRows ?? 1000;
+  const t = totals(record);
+  const hosts = hostStats(record);
+  const changes = policyChanges(record);
+  const bodies = new Map(record.policies.map((p) => [p.sha256, p.body]));
+  const title = options.title ?? 'crawl';
+
+  const hostRows = hosts
+    .map((h) => {
+      const waits = Object.entries(h.waitReasons).map(([k, v]) => `${esc(k)} ×${v}`).join(', ') || '–';
+      const interval = h.minIntervalMs === h.maxIntervalMs ? formatMs(h.minIntervalMs) : `${formatMs(h.minIntervalMs)} – ${formatMs(h.maxIntervalMs)}`;
+      return `<tr><td><a href="#host-${esc(encodeURIComponent(h.host))}">${esc(h.host)}</a></td><td class="num">${h.attempts}</td>` +
+        OUTCOMES.map((o) => `<td class="num">${h[o]}</td>`).join('') +
+        `<td class="num">${esc(formatBytes(h.bytes))}</td><td class="num">${esc(interval)}</td><td>${waits}</td>` +
+        `<td class="num ${h.intervalBreaches ? 'warn' : 'ok'}">${h.intervalBreaches}</td><td class="num">${h.policyVersions}</td></tr>`;
+    })
+    .join('');
+
+  const timelines = hosts
+    .map((h) => {
+      const entries = timeline(record, h.host);
+      const at = policyChanges(record, h.host).map((c) => Date.parse(c.at));
+      return `<section id="host-${esc(encodeURIComponent(h.host))}"><h3>${esc(h.host)}</h3>${timelineSvg(h.host, entries, at, maxRows)}${timelineTable(entries, maxRows)}</section>`;
+    })
+    .join('');
+
+  const changeBlocks = changes.length
+    ? changes
+        .map((c) => {
+          const short = (s: string | null) => (s ? s.slice(0, 12) : 'none');
+          return `<section><h3>${esc(originHost(c.origin))} <span class="sub">at ${esc(c.at)}</span></h3>` +
+            `<p class="sub">run <code>${esc(c.runId)}</code> · <code>${esc(short(c.oldSha256))}</code> → <code>${esc(short(c.newSha256))}</code>. ` +
+            `Requests started after ${esc(c.at)} are governed by the new version.</p>` +
+            `<details open><summary>What changed</summary>${diffHtml(c.oldSha256 ? bodies.get(c.oldSha256) ?? null : null, c.newSha256 ? bodies.get(c.newSha256) ?? null : null)}</details></section>`;
+        })
+        .join('')
+    : '<p class="empty">No robots.txt changed during the crawl.</p>';
+
+  const blockedAll = blocked(record);
+  const blockedRows = blockedAll
+    .slice(0, maxBlocked)
+    .map((b) => `<tr><td class="url mono">${esc(b.url)}</td><td>${esc(b.reason)}</td><td class="num">${esc(b.ruleLine ?? '–')}</td>` +
+      `<td class="mono">${esc(b.rulePattern ?? '–')}</td><td class="mono">${esc(b.robotsUrl ?? '–')}</td></tr>`)
+    .join('');
+
+  const generated = formatTime(options.generatedAtMs ?? Date.now());
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>robots-gate report: ${esc(title)}</title><style>${STYLE}</style></head>
+<body><main>
+<h1>Crawl report</h1>
+<p class="sub">${esc(title)} · ${esc(formatTime(t.startMs))} to ${esc(formatTime(t.endMs))} (${esc(formatMs(t.endMs - t.startMs))}) · generated ${esc(generated)} by robots-gate</p>
+<h2>Totals</h2>
+<div class="cards" id="totals">${card('requests', t.attempts)}${card('fetched', t.fetched)}${card('blocked by robots.txt', t.blocked)}${card('skipped', t.skipped)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}</div>
+<h2>Hosts</h2>
+<table id="hosts"><thead><tr><th>host</th><th class="num">requests</th>${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}<th class="num">saved</th><th class="num">interval</th><th>waits from</th><th class="num">sent before interval</th><th class="num">robots.txt versions</th></tr></thead><tbody>${hostRows || '<tr><td colspan="13" class="empty">No requests.</td></tr>'}</tbody></table>
+<h2>Timelines</h2>
+<p class="sub">One row per request, in start order. The bar is the request; the shaded band is the interval the host was given before the next request could start, coloured by where it came from. A dashed line marks a robots.txt change.</p>
+${legend()}
+${timelines}
+<h2>Policy changes</h2>
+<div id="changes">${changeBlocks}</div>
+<h2>Blocked URLs</h2>
+${blockedAll.length ? `<table id="blocked"><thead><tr><th>URL</th><th>reason</th><th class="num">line</th><th>rule</th><th>robots.txt</th></tr></thead><tbody>${blockedRows}</tbody></table>` : '<p class="empty">Nothing was blocked.</p>'}
+${blockedAll.length > maxBlocked ? `<p class="empty">${blockedAll.length - maxBlocked} more blocked URLs are not listed.</p>` : ''}
+</main></body></html>
+`;
+}

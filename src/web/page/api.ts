@@ -1,0 +1,33 @@
+// The JSON the audit API answers (src/web/server.ts builds it; src/web/page/audit.ts reads it).
+import type { PolicyChangeRow, PolicyRow } from '../../audit/types.js';
+import type { BlockedEntry, HostStats, RunSummary, Totals } from '../../report/crawl-record.js';
+
+/** GET /api/audit */
+export interface AuditIndex {
+  /** The DIR as given to `serve` (shown, never used to build paths from requests). */
+  readonly dir: string;
+  readonly runs: readonly RunSummary[];
+}
+
+/** GET /api/audit/hosts?run=ID */
+export interface AuditHosts {
+  readonly totals: Totals;
+  readonly hosts: readonly HostStats[];
+}
+
+/** GET /api/audit/host?host=H&run=ID */
+export interface AuditHost {
+  readonly host: string;
+  /** Oldest first. */
+  readonly versions: readonly PolicyRow[];
+  /** Oldest first. */
+  readonly changes: readonly PolicyChangeRow[];
+  readonly blocked: readonly BlockedEntry[];
+  /** Blocked URLs left out of `blocked` (it is capped). */
+  readonly blockedOmitted: number;
+}
+
+/** What every API error answers. */
+export interface ApiError {
+  readonly error: string;
+}

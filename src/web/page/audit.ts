@@ -1,0 +1,132 @@
+// The audit browser page: runs, hosts, each host's robots.txt versions with a diff between any
+// two and the time the policy changed, and the URLs that were blocked with the rule that decided.
+import type { PolicyRow } from '../../audit/types.js';
+import { formatTime } from '../../report/format.js';
+import { diffPolicies } from '../../report/policy-diff.js';
+import type { ApiError, AuditHost, AuditHosts, AuditIndex } from './api.js';
+import { byId, el } from './dom.js';
+
+const statusEl = byId('audit-status');
+const runSelect = byId<HTMLSelectElement>('run');
+const hostsBody = byId('hosts').querySelector('tbody')!;
+const detail = byId('host-detail');
+const fromSelect = byId<HTMLSelectElement>('diff-from');
+const toSelect = byId<HTMLSelectElement>('diff-to');
+const boundary = byId('boundary');
+const diffView = byId('diff');
+
+let current: AuditHost | null = null;
+let selectedHost: string | null = null;
+
+async function getJson<T>(path: string): Promise<T> {
+  const res = await fetch(path, { signal: AbortSignal.timeout(30_000) });
+  const data = (await res.json()) as T | ApiError;
+  if (!res.ok || (data as ApiError).error) throw new Error((data as ApiError).error ?? `the server answered ${res.status}`);
+  return data as T;
+}
+
+function setStatus(text: string, isError = false): void {
+  statusEl.textContent = text;
+  statusEl.classList.toggle('error', isError);
+}
+
+const short = (sha: string | null) => (sha ? sha.slice(0, 12) : 'none');
+
+async function loadIndex(): Promise<void> {
+  const index = await getJson<AuditIndex>('/api/audit');
+  byId('audit-dir').textContent = `Audit of ${index.dir}`;
+  for (const r of index.runs) {
+    runSelect.append(el('option', { value: r.runId }, `${r.runId} · ${formatTime(r.startMs)} · ${r.attempts} requests`));
+  }
+  await loadHosts();
+}
+
+async function loadHosts(): Promise<void> {
+  const run = runSelect.value;
+  const data = await getJson<AuditHosts>(`/api/audit/hosts${run ? `?run=${encodeURIComponent(run)}` : ''}`);
+  const t = data.totals;
+  setStatus(`${t.attempts} requests to ${t.hosts} hosts: ${t.fetched} fetched, ${t.blocked} blocked, ${t.error} errors; ${t.policies} robots.txt versions, ${t.policyChanges} changes.`);
+  hostsBody.replaceChildren();
+  if (data.hosts.length === 0) hostsBody.append(el('tr', {}, el('td', { colspan: '6', class: 'empty-note' }, 'No requests in this run.')));
+  for (const h of data.hosts) {
+    const button = el('button', { type: 'button', 'data-host': h.host }, h.host);
+    button.addEventListener('click', () => void loadHost(h.host));
+    const row = el('tr', { class: h.host === selectedHost ? 'selected' : '' }, el('td', {}, button),
+      ...[h.attempts, h.fetched, h.blocked, h.error, h.policyVersions].map((n) => el('td', { class: 'num' }, String(n))));
+    hostsBody.append(row);
+  }
+  if (selectedHost) await loadHost(selectedHost);
+}
+
+async function loadHost(host: string): Promise<void> {
+  selectedHost = host;
+  for (const row of Array.from(hostsBody.querySelectorAll("tr"))) row.classList.toggle('selected', row.querySelector('button')?.dataset.host === host);
+  const run = runSelect.value;
+  current = await getJson<AuditHost>(`/api/audit/host?host=${encodeURIComponent(host)}${run ? `&run=${encodeURIComponent(run)}` : ''}`);
+  detail.hidden = false;
+  byId('host-h').textContent = host;
+  const versionsBody = byId('versions').querySelector('tbody')!;
+  versionsBody.replaceChildren();
+  fromSelect.replaceChildren();
+  toSelect.replaceChildren();
+  current.versions.forEach((v, i) => {
+    versionsBody.append(el('tr', {}, el('td', { class: 'num' }, String(i + 1)), el('td', {}, v.fetchedAt), el('td', {}, String(v.status)),
+      el('td', { class: 'mono' }, short(v.sha256)), el('td', { class: 'mono' }, v.finalUrl || v.robotsUrl)));
+    const label = `#${i + 1} · ${v.fetchedAt} · ${short(v.sha256)}`;
+    fromSelect.append(el('option', { value: String(i) }, label));
+    toSelect.append(el('option', { value: String(i) }, label));
+  });
+  if (current.versions.length === 0) versionsBody.append(el('tr', {}, el('td', { colspan: '5', class: 'empty-note' }, 'No robots.txt body was recorded (unavailable or unreachable).')));
+  fromSelect.value = String(Math.max(0, current.versions.length - 2));
+  toSelect.value = String(Math.max(0, current.versions.length - 1));
+  renderDiff();
+  const blockedBody = byId('blocked').querySelector('tbody')!;
+  blockedBody.replaceChildren();
+  for (const b of current.blocked) {
+    const rule = b.ruleLine !== null ? `line ${b.ruleLine}: ${b.rulePattern ?? ''}` : '–';
+    blockedBody.append(el('tr', {}, el('td', { class: 'mono' }, b.url), el('td', {}, b.at), el('td', { class: 'mono' }, rule), el('td', {}, b.reason)));
+  }
+  if (current.blocked.length === 0) blockedBody.append(el('tr', {}, el('td', { colspan: '4', class: 'empty-note' }, 'Nothing was blocked on this host.')));
+  if (current.blockedOmitted) blockedBody.append(el('tr', {}, el('td', { colspan: '4', class: 'empty-note' }, `${current.blockedOmitted} more not listed.`)));
+}
+
+function renderDiff(): void {
+  diffView.replaceChildren();
+  boundary.replaceChildren();
+  const versions = current?.versions ?? [];
+  if (versions.length < 2) {
+    boundary.textContent = versions.length === 1
+      ? 'One version of robots.txt governed every request to this host: nothing to compare.'
+      : 'No versions to compare.';
+    if (versions.length === 1) appendDiff(null, versions[0]!);
+    return;
+  }
+  const a = versions[Number(fromSelect.value)]!;
+  const b = versions[Number(toSelect.value)]!;
+  const change = current!.changes.find((c) => c.oldSha256 === a.sha256 && c.newSha256 === b.sha256);
+  boundary.append(
+    change
+      ? `Changed at ${change.at} (run ${change.runId}): requests that started after this were governed by #${Number(toSelect.value) + 1}.`
+      : `#${Number(toSelect.value) + 1} was first seen at ${b.fetchedAt}` +
+          (Date.parse(b.fetchedAt) > Date.parse(a.fetchedAt) ? '; requests after that were governed by it.' : '.'),
+  );
+  appendDiff(a, b);
+}
+
+function appendDiff(a: PolicyRow | null, b: PolicyRow): void {
+  const sign = { same: ' ', added: '+', removed: '-' } as const;
+  const rows = diffPolicies(a?.body ?? null, b.body).map((l) =>
+    el('div', { class: l.kind, 'data-kind': l.kind }, el('span', { class: 'n' }, String(l.oldLine ?? '')), el('span', { class: 'n' }, String(l.newLine ?? '')), `${sign[l.kind]} ${l.text}`),
+  );
+  diffView.append(...rows);
+}
+
+fromSelect.addEventListener('change', renderDiff);
+toSelect.addEventListener('change', renderDiff);
+runSelect.addEventListener('change', () => void loadHosts().catch(fail));
+
+function fail(err: unknown): void {
+  setStatus(`Could not load the audit: ${err instanceof Error ? err.message : String(err)}`, true);
+}
+
+loadIndex().catch(fail);

@@ -1,0 +1,239 @@
+// `robots-gate serve`: a small HTTP server for the tester and the audit browser.
+// It serves a fixed list of files built into dist/web/ (never a path taken from a request), the
+// audit of the one DIR it was given (or none), and robots.txt fetches for the tester. Every handler
+// answers errors as JSON; nothing a request carries can crash the process.
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  blocked,
+  forRun,
+  hostStats,
+  policyChanges,
+  policyVersions,
+  runs,
+  totals,
+  type CrawlRecord,
+} from '../report/crawl-record.js';
+import { loadCrawlRecord } from '../report/load.js';
+import { fetchRobotsForTool } from './fetch-robots.js';
+import type { AuditHost, AuditHosts, AuditIndex } from './page/api.js';
+
+export interface ServeOptions {
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** Address to bind. Default `127.0.0.1`: the page can fetch URLs and read the audit, so it is
+   *  not for the network unless asked. */
+  host?: string;
+  /** The crawl's audit DIR for the audit browser; without it the audit API answers 404. */
+  auditDir?: string;
+  /** curl-style `HOST:PORT:ADDR` entries for the tester's robots.txt fetches. */
+  resolve?: readonly string[];
+  /** Where the built pages are. Default: dist/web next to this module. */
+  assetsDir?: string;
+  /** Robots.txt fetch timeout (ms). Default 10,000. */
+  fetchTimeoutMs?: number;
+}
+
+export interface RunningServer {
+  /** `http://127.0.0.1:PORT` */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** The files the server may send: request path → file name in the assets dir and its type. */
+const FILES: Record<string, { file: string; type: string }> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/audit': { file: 'audit.html', type: 'text/html; charset=utf-8' },
+  '/assets/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
+  '/assets/tester.js': { file: 'tester.js', type: 'text/javascript; charset=utf-8' },
+  '/assets/tester-worker.js': { file: 'tester-worker.js', type: 'text/javascript; charset=utf-8' },
+  '/assets/audit.js': { file: 'audit.js', type: 'text/javascript; charset=utf-8' },
+};
+
+/** Blocked URLs sent per host at most; the page says how many more there are. */
+const MAX_BLOCKED = 2000;
+/** A crawl still being written is re-read at most this often (ms). */
+const AUDIT_TTL_MS = 1000;
+
+class HttpError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "default-src 'self'; style-src 'self'; img-src 'self' data:; worker-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+};
+
+function defaultAssetsDir(): string {
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
+}
+
+/**
+ * Start the server. Resolves once it listens.
+ * @throws Error when an asset file is missing (the package was not built) or the port is taken.
+ */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const assetsDir = options.assetsDir ?? defaultAssetsDir();
+  const assets = new Map<string, Buffer>();
+  for (const { file } of Object.values(FILES)) {
+    if (assets.has(file)) continue;
+    try {
+      assets.set(file, await readFile(path.join(assetsDir, file)));
+    } catch {
+      throw new Error(`missing ${path.join(assetsDir, file)}: build the package first (npm run build)`);
+    }
+  }
+  const bindHost = options.host ?? '127.0.0.1';
+  let cached: { at: number; record: CrawlRecord } | undefined;
+  const record = (): CrawlRecord => {
+    if (!options.auditDir) throw new HttpError(404, 'serve was started without an audit DIR: run `robots-gate serve DIR`');
+    if (!cached || Date.now() - cached.at > AUDIT_TTL_MS) cached = { at: Date.now(), record: loadCrawlRecord(options.auditDir) };
+    return cached.record;
+  };
+
+  const allowedHosts = new Set<string>();
+  const api = async (url: URL): Promise<unknown> => {
+    const q = (name: string) => url.searchParams.get(name) ?? undefined;
+    switch (url.pathname) {
+      case '/api/fetch':
+        return fetchForPage(q('url'), options);
+      case '/api/audit': {
+        const body: AuditIndex = { dir: options.auditDir ?? '', runs: runs(record()) };
+        return body;
+      }
+      case '/api/audit/hosts': {
+        const r = forRun(record(), q('run'));
+        const body: AuditHosts = { totals: totals(r), hosts: hostStats(r) };
+        return body;
+      }
+      case '/api/audit/host': {
+        const host = q('host');
+        if (!host) throw new HttpError(400, 'give ?host=');
+        const r = forRun(record(), q('run'));
+        const all = blocked(r, host);
+        const body: AuditHost = {
+          host,
+          versions: policyVersions(r, host),
+          changes: policyChanges(r, host),
+          blocked: all.slice(0, MAX_BLOCKED),
+          blockedOmitted: Math.max(0, all.length - MAX_BLOCKED),
+        };
+        return body;
+      }
+      default:
+        throw new HttpError(404, `no such API: ${url.pathname}`);
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    void handle(req, res).catch((err) => {
+      if (!res.headersSent) sendJson(res, 500, { error: `internal error: ${(err as Error)?.message ?? err}` });
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // DNS rebinding: a page on another site could resolve its name to 127.0.0.1 and read the audit.
+    // Only answer requests addressed to this server by an address or a loopback name.
+    const hostHeader = (req.headers.host ?? '').toLowerCase();
+    if (!allowedHosts.has(hostHeader)) {
+      sendJson(res, 421, { error: `unexpected Host header ${JSON.stringify(hostHeader)}` });
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      sendJson(res, 405, { error: 'only GET' });
+      return;
+    }
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      sendJson(res, 400, { error: 'bad request target' });
+      return;
+    }
+    if (url.pathname.startsWith('/api/')) {
+      try {
+        sendJson(res, 200, await api(url));
+      } catch (err) {
+        const status = err instanceof HttpError ? err.status : (err as { code?: string }).code === 'ERR_AUDIT_READ' ? 404 : err instanceof TypeError ? 400 : 500;
+        sendJson(res, status, { error: (err as Error)?.message ?? String(err) });
+      }
+      return;
+    }
+    const entry = FILES[url.pathname];
+    if (!entry) {
+      sendJson(res, 404, { error: `not found: ${url.pathname}` });
+      return;
+    }
+    const body = assets.get(entry.file)!;
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': entry.type, 'content-length': body.length, 'cache-control': 'no-cache' });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  server.requestTimeout = 60_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, bindHost, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  for (const name of ['127.0.0.1', 'localhost', '[::1]', bindHost.includes(':') ? `[${bindHost}]` : bindHost]) {
+    allowedHosts.add(`${name}:${port}`);
+  }
+  const shown = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+  return {
+    url: `http://${shown}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  res.end(text);
+}
+
+/** GET /api/fetch?url=: the robots.txt of that URL's origin, bytes as base64 (the page parses them). */
+async function fetchForPage(target: string | undefined, options: ServeOptions): Promise<unknown> {
+  if (!target) throw new HttpError(400, 'give ?url=');
+  let parsed: URL;
+  try {
+    parsed = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? target : `https://${target}`);
+  } catch {
+    throw new HttpError(400, `not a URL: ${target}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new HttpError(400, `only http and https URLs have a robots.txt (got ${parsed.protocol})`);
+  const r = await fetchRobotsForTool(parsed.href, { resolve: options.resolve ?? [], timeoutMs: options.fetchTimeoutMs ?? 10_000 });
+  return {
+    robotsUrl: r.robotsUrl,
+    finalUrl: r.finalUrl,
+    status: r.status,
+    kind: r.kind,
+    bodyBase64: r.bytes ? r.bytes.toString('base64') : '',
+    bytes: r.bytes?.length ?? 0,
+    truncated: r.truncated ?? false,
+    elapsedMs: r.durationMs,
+    ...(r.error ? { error: `${r.robotsUrl}: ${r.status}: ${r.error}` } : {}),
+  };
+}
