@@ -157,7 +157,7 @@ export function buildHostUrls(example, options) {
   const home = allow.filter((u) => u.path === '/');
   const pickedAllowed = [
     ...home,
-    ...allow.filter((u) => u.rule !== null),
+    ...allow.filter((u) => u.rule !== null && u.path !== '/'),
     ...allow.filter((u) => u.rule === null && u.path !== '/'),
   ].slice(0, allowedCap);
   const pickedDisallowed = spread(
