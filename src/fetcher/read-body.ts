@@ -81,6 +81,7 @@ export async function readCappedBody(
   try {
     chain = decoders(contentEncoding);
   } catch (err) {
+    body.on('error', () => {});
     body.destroy();
     throw err;
   }

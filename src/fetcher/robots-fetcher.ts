@@ -124,7 +124,7 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
         });
       }
       // Nothing else needs the body: drop the connection rather than read what a hostile server sends.
-      res.body.destroy();
+      discard(res.body);
 
       if (status >= 300 && status < 400) {
         // §2.3.1.2: follow at least five hops, across origins too; beyond that (or a loop, or a
@@ -162,6 +162,12 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onOuterAbort);
   }
+}
+
+/** Drop a body unread; the error its destruction raises is expected, not a failure. */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on('error', () => {});
+  body.destroy();
 }
 
 function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
