@@ -11,7 +11,7 @@
 // 4. Check the crawl from the server's side (no disallowed URL arrived, each robots.txt fetched
 //    once, gaps between requests never below the host's interval) and print where the audit is.
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as parserModule from '../dist/parser/index.js';
@@ -65,10 +65,13 @@ function checkServerSide(plan, log, parse) {
   for (const h of plan) {
     const seen = log.filter((r) => r.host === h.host);
     const robots = seen.filter((r) => r.path === '/robots.txt').length;
-    if (robots > 1) problems.push(`${h.host}: robots.txt fetched ${robots} times`);
+    if (robots !== 1) problems.push(`${h.host}: robots.txt fetched ${robots} times`);
     const docs = seen.filter((r) => r.path !== '/robots.txt');
     pages += docs.length;
     if (h.skipped && docs.length) problems.push(`${h.host}: Crawl-delay ${h.crawlDelaySeconds} s, yet ${docs.length} pages were fetched`);
+    const arrived = new Set(docs.map((r) => r.path));
+    const missing = h.skipped ? [] : h.urls.filter((u) => u.allowed && !arrived.has(u.path));
+    if (missing.length) problems.push(`${h.host}: ${missing.length} allowed URLs never arrived (e.g. ${missing[0].path})`);
     let robotsTxt = parsed.get(h.host);
     if (!robotsTxt) parsed.set(h.host, (robotsTxt = parse(h.bytes)));
     for (const r of docs) {
@@ -109,6 +112,7 @@ async function main() {
   if (typeof parserModule.parseRobotsTxt !== 'function') {
     throw new Error('dist/parser/index.js does not export parseRobotsTxt: run `npm run build` first');
   }
+  if (!existsSync(CLI)) throw new Error(`${rel(CLI)} is missing: run \`npm run build\` first`);
   const examples = loadExamples();
   const replay = await start(0, { examples });
   try {
@@ -151,7 +155,9 @@ async function main() {
     if (check.tightest) {
       say(`tightest gap between two requests to one host: ${secs(check.tightest.gapMs)} on ${check.tightest.host} (its interval ${secs(check.tightest.intervalMs)})`);
     }
-    if (check.problems.length === 0) say('server-side check: no disallowed URL arrived, no robots.txt fetched twice, no gap below its interval');
+    if (check.problems.length === 0) {
+      say('server-side check: no disallowed URL arrived, every allowed one did; each robots.txt fetched once; no gap below its interval');
+    }
     else {
       say(`server-side check: ${check.problems.length} problems`);
       for (const p of check.problems.slice(0, 20)) say(`  ${p}`);
