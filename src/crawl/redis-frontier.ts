@@ -1,0 +1,517 @@
+// The fleet's frontier: every worker of a run takes its URLs from one set of Redis keys.
+//
+// Under `<prefix>run:<run>:` (R):
+//   seen        SET   every URL ever added to the run: adding is idempotent, so each worker may
+//                     add the whole input list and whichever comes first enqueues it
+//   q:<host>    LIST  the host's queued URLs, FIFO
+//   att         HASH  url -> attempt, for URLs put back to be retried
+//   ready       ZSET  host -> when it may next be sent (ms, Redis clock): hosts are served in
+//                     this order; a host in flight is not in it
+//   hp:<host>   HASH  cd (Crawl-delay, ms), ov (1 while under override), jf (jitter factor of the
+//                     current gap)
+//   leases      ZSET  token -> when the lease lapses (ms, Redis clock)
+//   leased      HASH  token -> the taken item as JSON
+//   counts      HASH  queued, inflight, done
+// and the host's politeness state is the rate limiter's own hash `<prefix>lim:<host>` (see
+// stores/redis-rate-limiter.ts): a URL's lease and its host's lease are one token with one
+// expiry, so a RedisRateLimiter user and the frontier keep the same interval for a host.
+//
+// Each operation is one Lua script, so it is atomic fleet-wide, and idempotent on its token so
+// that a command resent after a lost connection does nothing twice. Times inside the scripts
+// come from Redis `TIME`; the workers' clocks only ever send durations.
+//
+// A worker renews its leases every leaseMs / 3 while it holds them. A worker that dies stops
+// renewing; after leaseMs its URLs go back to the head of their hosts' queues (the next `take`
+// by anyone puts them back) and the host's interval counts from the lease's end. A URL whose
+// request was on the wire when its worker died may thus be fetched twice: at-least-once for
+// crashes, exactly once otherwise.
+//
+// Needs one Redis server (not Cluster): the scripts reach keys derived from their arguments.
+import { randomUUID } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
+import type {
+  FailOptions,
+  Frontier,
+  FrontierCounts,
+  FrontierItem,
+  FrontierOptions,
+  HostPolicy,
+  ReleaseOptions,
+  TakeResult,
+  TakenItem,
+  WaitReason,
+} from '../politeness/types.js';
+import type { RedisConnection } from '../stores/redis-connection.js';
+
+/** Published on `robots-gate:frontier` when a lease was found lapsed at release: its URL went
+ *  back to the queue and may be fetched again elsewhere. */
+export interface FrontierLeaseLostEvent {
+  readonly url: string;
+  readonly host: string;
+  readonly worker: string;
+}
+const frontierChannel = channel('robots-gate:frontier');
+
+// Shared Lua: clock, host interval, host readiness. Globals used: R, L (prefixes), floorMs, ovMs.
+const COMMON = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function interval(host)
+  local p = redis.call('HMGET', R .. 'hp:' .. host, 'cd', 'ov', 'jf')
+  local ms, why = floorMs * (tonumber(p[3]) or 1), 'floor'
+  local cd = tonumber(p[1])
+  if cd and cd > ms then ms, why = cd, 'crawl-delay' end
+  if p[2] == '1' and ovMs > ms then ms, why = ovMs, 'override' end
+  return math.ceil(ms), why
+end
+-- When the host may next be sent: returns readyAt, inFlight, ended (nil before any response).
+local function readiness(host)
+  local h = redis.call('HMGET', L .. 'lim:' .. host, 'token', 'until', 'ended', 'nb')
+  local untilAt, ended, nb = tonumber(h[2]), tonumber(h[3]), tonumber(h[4]) or 0
+  if h[1] and untilAt then
+    if untilAt > now then return untilAt, true, ended end
+    -- its holder died: the lease's end counts as the response's end
+    if not ended or untilAt > ended then ended = untilAt end
+  end
+  if not ended then return nb, false, nil end
+  local ready = ended + interval(host)
+  if nb > ready then ready = nb end
+  return ready, false, ended
+end
+`;
+
+// ARGV: R, L, floorMs, ovMs, then url, host pairs. Returns how many were new.
+const ADD = `
+local R, L, floorMs, ovMs = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+${COMMON}
+local added = 0
+for i = 5, #ARGV, 2 do
+  local url, host = ARGV[i], ARGV[i + 1]
+  if redis.call('SADD', R .. 'seen', url) == 1 then
+    redis.call('RPUSH', R .. 'q:' .. host, url)
+    added = added + 1
+    local ready, busy = readiness(host)
+    local holder = redis.call('HGET', L .. 'lim:' .. host, 'token')
+    -- A host in flight through this frontier comes back to 'ready' when released.
+    if not (busy and holder and redis.call('HEXISTS', R .. 'leased', holder) == 1) then
+      redis.call('ZADD', R .. 'ready', 'NX', ready, host)
+    end
+  end
+end
+if added > 0 then redis.call('HINCRBY', R .. 'counts', 'queued', added) end
+return added
+`;
+
+// ARGV: R, L, floorMs, ovMs, token, leaseMs, pollMs, keepMs, worker.
+// Returns {'item', json} | {'wait', ms} | {'drained'}.
+const TAKE = `
+local R, L, floorMs, ovMs = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local token, leaseMs, pollMs, keepMs = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+${COMMON}
+-- The same take sent twice: the same answer.
+local mine = redis.call('HGET', R .. 'leased', token)
+if mine then return {'item', mine} end
+
+-- URLs of dead workers go back to the head of their queues.
+local lapsed = redis.call('ZRANGEBYSCORE', R .. 'leases', '-inf', now, 'LIMIT', 0, 100)
+for _, tok in ipairs(lapsed) do
+  local j = redis.call('HGET', R .. 'leased', tok)
+  if j then
+    local it = cjson.decode(j)
+    redis.call('LPUSH', R .. 'q:' .. it.host, it.url)
+    if it.attempt > 1 then redis.call('HSET', R .. 'att', it.url, it.attempt) end
+    redis.call('HDEL', R .. 'leased', tok)
+    redis.call('HINCRBY', R .. 'counts', 'queued', 1)
+    redis.call('HINCRBY', R .. 'counts', 'inflight', -1)
+    redis.call('ZADD', R .. 'ready', now, it.host)
+  end
+  redis.call('ZREM', R .. 'leases', tok)
+end
+
+for _ = 1, 16 do
+  local top = redis.call('ZRANGE', R .. 'ready', 0, 0, 'WITHSCORES')
+  if #top == 0 then break end
+  local host, score = top[1], tonumber(top[2])
+  if score > now then return {'wait', score - now} end
+  local ready, busy, ended = readiness(host)
+  if ready > now then
+    -- Not open yet after all (a policy learned since, or in flight by a limiter user):
+    -- put it where it belongs and look at the next host.
+    if busy then ready = math.min(ready, now + pollMs) end
+    redis.call('ZADD', R .. 'ready', ready, host)
+  else
+    local url = redis.call('LPOP', R .. 'q:' .. host)
+    if not url then
+      redis.call('ZREM', R .. 'ready', host)
+    else
+      local attempt = tonumber(redis.call('HGET', R .. 'att', url)) or 1
+      redis.call('HDEL', R .. 'att', url)
+      local item = {url = url, host = host, attempt = attempt, worker = ARGV[9]}
+      local iv = 0
+      if ended then
+        local why
+        iv, why = interval(host)
+        local nb = tonumber(redis.call('HGET', L .. 'lim:' .. host, 'nb')) or 0
+        if nb > ended + iv then item.iv, item.why = nb - ended, 'backoff' else item.iv, item.why = iv, why end
+      end
+      local lim = L .. 'lim:' .. host
+      if ended then redis.call('HSET', lim, 'ended', ended) end
+      redis.call('HSET', lim, 'token', token, 'until', now + leaseMs, 'granted', now, 'iv', iv)
+      redis.call('PEXPIRE', lim, leaseMs + iv + keepMs)
+      redis.call('ZREM', R .. 'ready', host)
+      local json = cjson.encode(item)
+      redis.call('HSET', R .. 'leased', token, json)
+      redis.call('ZADD', R .. 'leases', now + leaseMs, token)
+      redis.call('HINCRBY', R .. 'counts', 'queued', -1)
+      redis.call('HINCRBY', R .. 'counts', 'inflight', 1)
+      return {'item', json}
+    end
+  end
+end
+
+local c = redis.call('HMGET', R .. 'counts', 'queued', 'inflight')
+if (tonumber(c[1]) or 0) <= 0 and (tonumber(c[2]) or 0) <= 0 then return {'drained'} end
+local top = redis.call('ZRANGE', R .. 'ready', 0, 0, 'WITHSCORES')
+if #top > 0 and tonumber(top[2]) > now then return {'wait', math.min(tonumber(top[2]) - now, pollMs * 10)} end
+-- Everything queued is in flight elsewhere (or its worker is dying): look again soon.
+return {'wait', pollMs}
+`;
+
+// ARGV: R, L, floorMs, ovMs, token, ageMs, backoffMs (-1 none), retry (0/1), jitter factor,
+// notSent (0/1), keepMs. Returns 1, or 0 when the lease had lapsed and its URL gone back.
+const RELEASE = `
+local R, L, floorMs, ovMs = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local token = ARGV[5]
+${COMMON}
+local j = redis.call('HGET', R .. 'leased', token)
+if not j then return 0 end
+local it = cjson.decode(j)
+local host = it.host
+local lim = L .. 'lim:' .. host
+local h = redis.call('HMGET', lim, 'token', 'granted', 'nb', 'ended')
+if h[1] == token then
+  local nb = tonumber(h[3]) or 0
+  local backoff = tonumber(ARGV[7])
+  if backoff >= 0 and now + backoff > nb then nb = now + backoff end
+  redis.call('HDEL', lim, 'token', 'until', 'granted')
+  redis.call('HSET', lim, 'nb', nb)
+  if ARGV[10] ~= '1' then
+    -- The worker measured the age before sending this, so 'now - age' is never before the
+    -- response really ended (in Redis's clock).
+    local ended = now - math.max(0, tonumber(ARGV[6]))
+    local granted = tonumber(h[2]) or ended
+    if ended < granted then ended = granted end
+    redis.call('HSET', lim, 'ended', ended)
+    redis.call('HSET', R .. 'hp:' .. host, 'jf', ARGV[9])
+  end
+  local iv = interval(host)
+  local ended = tonumber(redis.call('HGET', lim, 'ended')) or now
+  redis.call('PEXPIRE', lim, math.max(1, math.max(ended + iv, nb) - now + tonumber(ARGV[11])))
+end
+redis.call('HDEL', R .. 'leased', token)
+redis.call('ZREM', R .. 'leases', token)
+redis.call('HINCRBY', R .. 'counts', 'inflight', -1)
+if ARGV[8] == '1' then
+  redis.call('LPUSH', R .. 'q:' .. host, it.url)
+  redis.call('HSET', R .. 'att', it.url, it.attempt + 1)
+  redis.call('HINCRBY', R .. 'counts', 'queued', 1)
+else
+  redis.call('HINCRBY', R .. 'counts', 'done', 1)
+end
+if redis.call('LLEN', R .. 'q:' .. host) > 0 then
+  local ready = readiness(host)
+  redis.call('ZADD', R .. 'ready', ready, host)
+end
+return 1
+`;
+
+// ARGV: R, L, leaseMs, keepMs, tokens... Returns the tokens no longer leased (lapsed).
+const RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local R, L, leaseMs, keepMs = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local lost = {}
+for i = 5, #ARGV do
+  local tok = ARGV[i]
+  local j = redis.call('HGET', R .. 'leased', tok)
+  if j then
+    redis.call('ZADD', R .. 'leases', 'XX', now + leaseMs, tok)
+    local lim = L .. 'lim:' .. cjson.decode(j).host
+    if redis.call('HGET', lim, 'token') == tok then
+      redis.call('HSET', lim, 'until', now + leaseMs)
+      redis.call('PEXPIRE', lim, leaseMs + keepMs)
+    end
+  else
+    lost[#lost + 1] = tok
+  end
+end
+return lost
+`;
+
+// ARGV: R, L, floorMs, ovMs, host, crawl-delay ms ('' none), override (0/1).
+const POLICY = `
+local R, L, floorMs, ovMs = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+${COMMON}
+local host = ARGV[5]
+local hp = R .. 'hp:' .. host
+if ARGV[6] == '' then redis.call('HDEL', hp, 'cd') else redis.call('HSET', hp, 'cd', ARGV[6]) end
+redis.call('HSET', hp, 'ov', ARGV[7])
+if redis.call('ZSCORE', R .. 'ready', host) then
+  local ready = readiness(host)
+  redis.call('ZADD', R .. 'ready', ready, host)
+end
+return 1
+`;
+
+// ARGV: R, host, urls... Returns how many were removed from the queue.
+const REMOVE = `
+local R, host = ARGV[1], ARGV[2]
+local removed = 0
+for i = 3, #ARGV do
+  local n = redis.call('LREM', R .. 'q:' .. host, 1, ARGV[i])
+  if n > 0 then
+    removed = removed + n
+    redis.call('HDEL', R .. 'att', ARGV[i])
+  end
+end
+if removed > 0 then
+  redis.call('HINCRBY', R .. 'counts', 'queued', -removed)
+  redis.call('HINCRBY', R .. 'counts', 'done', removed)
+end
+if redis.call('LLEN', R .. 'q:' .. host) == 0 then redis.call('ZREM', R .. 'ready', host) end
+return removed
+`;
+
+interface FrontierScripts {
+  rgFrAdd(...args: (string | number)[]): Promise<number>;
+  rgFrTake(...args: (string | number)[]): Promise<[string, (string | number)?]>;
+  rgFrRelease(...args: (string | number)[]): Promise<number>;
+  rgFrRenew(...args: (string | number)[]): Promise<string[]>;
+  rgFrPolicy(...args: (string | number)[]): Promise<number>;
+  rgFrRemove(...args: (string | number)[]): Promise<number>;
+}
+
+interface StoredItem {
+  url: string;
+  host: string;
+  attempt: number;
+  worker: string;
+  iv?: number;
+  why?: WaitReason;
+}
+
+export interface RedisFrontierOptions extends FrontierOptions {
+  /** The run's name: workers with the same name share one frontier. */
+  readonly run: string;
+  /** This worker's name, recorded with its leases. Default: a random one. */
+  readonly worker?: string;
+  /** Key prefix, the same as the stores' (the host hashes are the rate limiter's). Default
+   *  `robots-gate:`. */
+  readonly prefix?: string;
+  /** A lease not renewed for this long is void and its URL goes back (ms). Leases are renewed
+   *  every third of it while held. Default 15,000 (not FrontierOptions' 120,000: renewal keeps
+   *  long requests leased, and a dead worker's URLs come back sooner). */
+  readonly leaseMs?: number;
+  /** Longest pause between two looks when everything queued is in flight elsewhere (ms).
+   *  Default 100. */
+  readonly pollMs?: number;
+}
+
+const BATCH = 500;
+
+/**
+ * A `Frontier` shared by every worker that uses the same Redis, prefix and run name. `add` is
+ * idempotent fleet-wide; each URL is taken by exactly one worker at a time; hosts are served in
+ * order of their next allowed time; `take` answers `drained` once nothing is queued or in flight
+ * anywhere. `concurrency` limits this worker's own requests in flight. While Redis is away every
+ * call waits and retries (see RedisConnection): nothing is taken, so nothing is sent.
+ */
+export class RedisFrontier implements Frontier {
+  private readonly R: string;
+  private readonly L: string;
+  private readonly worker: string;
+  private readonly floorMs: number;
+  private readonly overrideMs: number;
+  private readonly jitter: number;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly keepMs = 3_600_000;
+  private readonly random: () => number;
+  private readonly scripts: FrontierScripts;
+  /** Leases held by this worker: token -> item. */
+  private readonly held = new Map<string, TakenItem>();
+  private readonly renewer: NodeJS.Timeout;
+  private renewing = false;
+  private closed = false;
+
+  constructor(
+    private readonly conn: RedisConnection,
+    options: RedisFrontierOptions,
+  ) {
+    if (!options.run) throw new RangeError('a run name is required for a shared frontier');
+    const prefix = options.prefix ?? 'robots-gate:';
+    this.R = `${prefix}run:${options.run}:`;
+    this.L = prefix;
+    this.worker = options.worker ?? randomUUID().slice(0, 8);
+    this.floorMs = options.minIntervalMs ?? 2_000;
+    this.overrideMs = options.overrideIntervalMs ?? 10_000;
+    this.jitter = options.jitter ?? 0.2;
+    this.concurrency = options.concurrency ?? 16;
+    this.leaseMs = options.leaseMs ?? 15_000;
+    this.pollMs = options.pollMs ?? 100;
+    this.random = options.random ?? Math.random;
+    if (!(this.concurrency >= 1)) throw new RangeError(`concurrency must be at least 1, got ${options.concurrency}`);
+    const c = conn.client;
+    c.defineCommand('rgFrAdd', { numberOfKeys: 0, lua: ADD });
+    c.defineCommand('rgFrTake', { numberOfKeys: 0, lua: TAKE });
+    c.defineCommand('rgFrRelease', { numberOfKeys: 0, lua: RELEASE });
+    c.defineCommand('rgFrRenew', { numberOfKeys: 0, lua: RENEW });
+    c.defineCommand('rgFrPolicy', { numberOfKeys: 0, lua: POLICY });
+    c.defineCommand('rgFrRemove', { numberOfKeys: 0, lua: REMOVE });
+    this.scripts = c as unknown as FrontierScripts;
+    this.renewer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.renewer.unref();
+  }
+
+  async add(items: readonly { url: string; host: string }[]): Promise<number> {
+    let added = 0;
+    for (let i = 0; i < items.length; i += BATCH) {
+      const args: (string | number)[] = [this.R, this.L, this.floorMs, this.overrideMs];
+      for (const { url, host } of items.slice(i, i + BATCH)) args.push(url, host.toLowerCase());
+      added += await this.conn.run(() => this.scripts.rgFrAdd(...args));
+    }
+    return added;
+  }
+
+  /** `now` is ignored: the fleet's clock is Redis's. `retryAt` is in this process's clock. */
+  async take(): Promise<TakeResult> {
+    if (this.held.size >= this.concurrency) return { kind: 'wait', retryAt: null };
+    const token = randomUUID();
+    const args = [this.R, this.L, this.floorMs, this.overrideMs, token, this.leaseMs, this.pollMs, this.keepMs, this.worker];
+    const [kind, value] = await this.conn.run(() => this.scripts.rgFrTake(...args));
+    const local = Date.now();
+    if (kind === 'drained') return { kind: 'drained' };
+    if (kind === 'wait') return { kind: 'wait', retryAt: local + Number(value) };
+    const s = JSON.parse(String(value)) as StoredItem;
+    const taken: TakenItem = {
+      item: { url: s.url, host: s.host, attempt: s.attempt },
+      lease: { host: s.host, token, grantedAt: local },
+      intervalMs: s.iv ?? null,
+      waitReason: s.why ?? null,
+    };
+    this.held.set(token, taken);
+    return { kind: 'item', ...taken };
+  }
+
+  async complete(taken: TakenItem, endedAt: number, options?: ReleaseOptions): Promise<void> {
+    await this.release(taken, endedAt, options, false);
+  }
+
+  async fail(taken: TakenItem, endedAt: number, options?: FailOptions): Promise<void> {
+    await this.release(taken, endedAt, options, options?.retry === true);
+  }
+
+  private async release(taken: TakenItem, endedAt: number, options: ReleaseOptions | undefined, retry: boolean): Promise<void> {
+    const token = taken.lease.token;
+    // Durations, fixed once so that a retried release means the same thing.
+    const now = Date.now();
+    const ageMs = Math.floor(Math.max(0, now - endedAt));
+    const backoffMs = options?.notBefore === undefined ? -1 : Math.max(0, Math.ceil(options.notBefore - now));
+    const jf = 1 + this.random() * this.jitter;
+    const args = [
+      this.R,
+      this.L,
+      this.floorMs,
+      this.overrideMs,
+      token,
+      ageMs,
+      backoffMs,
+      retry ? 1 : 0,
+      jf,
+      options?.notSent ? 1 : 0,
+      this.keepMs,
+    ];
+    const held = this.held.has(token);
+    const ok = await this.conn.run(() => this.scripts.rgFrRelease(...args));
+    this.held.delete(token);
+    // 0 on a resend of a release that did take effect is harmless; a lease that lapsed while
+    // held is worth telling: its URL went back and may be fetched again.
+    if (ok === 0 && held && frontierChannel.hasSubscribers) {
+      frontierChannel.publish({ url: taken.item.url, host: taken.item.host, worker: this.worker } satisfies FrontierLeaseLostEvent);
+    }
+  }
+
+  async setHostPolicy(host: string, policy: HostPolicy): Promise<void> {
+    const cd = policy.crawlDelaySeconds === undefined ? '' : Math.ceil(policy.crawlDelaySeconds * 1000);
+    const args = [this.R, this.L, this.floorMs, this.overrideMs, host.toLowerCase(), cd, policy.underOverride ? 1 : 0];
+    await this.conn.run(() => this.scripts.rgFrPolicy(...args));
+  }
+
+  async pending(host: string): Promise<FrontierItem[]> {
+    const h = host.toLowerCase();
+    const [urls, attempts] = await this.conn.run(async (c) => {
+      const urls = await c.lrange(`${this.R}q:${h}`, 0, -1);
+      const attempts = urls.length ? await c.hmget(`${this.R}att`, ...urls) : [];
+      return [urls, attempts] as const;
+    });
+    return urls.map((url, i) => ({ url, host: h, attempt: Number(attempts[i] ?? 1) }));
+  }
+
+  async remove(host: string, urls: readonly string[]): Promise<number> {
+    if (urls.length === 0) return 0;
+    let removed = 0;
+    for (let i = 0; i < urls.length; i += BATCH) {
+      const args = [this.R, host.toLowerCase(), ...urls.slice(i, i + BATCH)];
+      removed += await this.conn.run(() => this.scripts.rgFrRemove(...args));
+    }
+    return removed;
+  }
+
+  async counts(): Promise<FrontierCounts> {
+    const now = Date.now();
+    const [c, hosts, waiting] = await this.conn.run(async (r) => {
+      const p = r.pipeline();
+      p.hmget(`${this.R}counts`, 'queued', 'inflight', 'done');
+      p.zcard(`${this.R}ready`);
+      p.zcount(`${this.R}ready`, `(${now}`, '+inf');
+      const out = await p.exec();
+      if (!out) throw new Error('pipeline aborted');
+      for (const [err] of out) if (err) throw err;
+      return out.map(([, v]) => v) as [(string | null)[], number, number];
+    });
+    return {
+      queued: Math.max(0, Number(c[0] ?? 0)),
+      inFlight: Math.max(0, Number(c[1] ?? 0)),
+      done: Number(c[2] ?? 0),
+      hosts,
+      hostsWaiting: waiting,
+    };
+  }
+
+  /** True once nothing is queued and nothing is in flight anywhere in the fleet. */
+  async isDrained(): Promise<boolean> {
+    const c = await this.counts();
+    return c.queued === 0 && c.inFlight === 0;
+  }
+
+  /** Stop renewing. Leases still held lapse after leaseMs and go back to the others. The
+   *  connection is shared and closed by its owner. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.renewer);
+  }
+
+  private async renew(): Promise<void> {
+    if (this.renewing || this.closed || this.held.size === 0) return;
+    this.renewing = true;
+    try {
+      const args = [this.R, this.L, this.leaseMs, this.keepMs, ...this.held.keys()];
+      await this.conn.run(() => this.scripts.rgFrRenew(...args));
+    } catch {
+      // Closed under us: nothing left to renew.
+    } finally {
+      this.renewing = false;
+    }
+  }
+}
