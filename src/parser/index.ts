@@ -1,1 +1,18 @@
-export type { RobotsTxt, MatchResult, Diagnostic, Severity, RuleRef, GroupRef, ParseOptions } from './types.js';
+// `robots-gate/parser`: RFC 9309 parsing and matching. No Node built-ins: runs in browsers, Deno, workers.
+export type {
+  RobotsTxt,
+  MatchResult,
+  Diagnostic,
+  DiagnosticCode,
+  Severity,
+  RuleRef,
+  GroupRef,
+  GroupInfo,
+  UserAgentLine,
+  ParseOptions,
+  LintOptions,
+} from './types.js';
+export { parseRobotsTxt } from './robots-txt.js';
+export { productToken, isValidProductToken } from './product-token.js';
+export { matchablePath } from './target.js';
+export { DEFAULT_MAX_BYTES } from './decode.js';

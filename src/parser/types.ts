@@ -5,6 +5,52 @@
  *  `warning`: accepted, but probably not what the author meant; `info`: worth knowing. */
 export type Severity = 'error' | 'warning' | 'info';
 
+/**
+ * The closed set of diagnostic codes. New codes may be added; none is ever renamed or removed.
+ *
+ * Reported by every parse (`parseRobotsTxt(...).diagnostics`):
+ * - `bom`: the file starts with a UTF-8 byte-order mark; it was skipped (info).
+ * - `non-utf8`: the file is not valid UTF-8; each bad byte was read as U+FFFD (warning).
+ * - `html-body`: the body is an HTML page, not a robots.txt file (error; its lines are still read).
+ * - `truncated`: content past `maxBytes` was ignored, the partial last line dropped (RFC 9309 §2.5) (warning).
+ * - `unknown-directive`: a `key: value` line whose key robots-gate does not know; ignored (info).
+ * - `misspelled-directive`: a misspelling of `disallow`/`user-agent`/`sitemap`, accepted as Google's parser does (warning).
+ * - `missing-colon`: `key value` without a colon, accepted as Google's parser does (warning).
+ * - `invalid-line`: a line that is neither a comment nor `key: value`; ignored (warning).
+ * - `rule-outside-group`: an allow, disallow or crawl-delay line before any user-agent line; ignored (error).
+ * - `invalid-product-token`: a user-agent value that names no valid product token (RFC 9309 §2.2.1);
+ *    the leading run of letters, `_` and `-` is used, or the line names nothing when there is none (warning).
+ * - `pattern-not-path`: an allow/disallow pattern that starts with neither `/` nor `*`; it is kept as written,
+ *    so it can only match URLs whose path begins with it, i.e. none (warning).
+ * - `invalid-crawl-delay`: a Crawl-delay that is not a non-negative finite number of seconds (error: ignored),
+ *    or a number followed by other text (warning: the number is used).
+ * - `relative-sitemap`: a relative Sitemap URL, resolved against `options.url` (info) or dropped when none is given (error).
+ * - `sitemap-without-key`: a line that is a bare `http(s)://` URL, taken as a Sitemap (warning).
+ *
+ * Reported only by `lintRobotsTxt` (costlier checks, over the same tokenizer's output):
+ * - `conflicting-rules`: an Allow and a Disallow with the same pattern in one group; Allow wins (RFC 9309 §2.2.2) (warning).
+ * - `duplicate-rule`: a rule identical to an earlier one in its group (after percent normalisation); it can never decide (info).
+ * - `shadowed-rule`: a rule that can never decide because another rule of the group always wins over it (warning).
+ */
+export type DiagnosticCode =
+  | 'bom'
+  | 'non-utf8'
+  | 'html-body'
+  | 'truncated'
+  | 'unknown-directive'
+  | 'misspelled-directive'
+  | 'missing-colon'
+  | 'invalid-line'
+  | 'rule-outside-group'
+  | 'invalid-product-token'
+  | 'pattern-not-path'
+  | 'invalid-crawl-delay'
+  | 'relative-sitemap'
+  | 'sitemap-without-key'
+  | 'conflicting-rules'
+  | 'duplicate-rule'
+  | 'shadowed-rule';
+
 /** One finding about one line of a robots.txt file, from the same parse that matching uses. */
 export interface Diagnostic {
   /** 1-based line number (0 for findings about the whole file, such as a BOM or truncation). */
@@ -12,7 +58,7 @@ export interface Diagnostic {
   /** 1-based column where the finding starts (1 when it concerns the whole line). */
   readonly column?: number;
   readonly severity: Severity;
-  /** Stable machine-readable code, e.g. `unknown-directive`, `misspelled-directive`. */
+  /** Stable machine-readable code: one of {@link DiagnosticCode}. */
   readonly code: string;
   /** One sentence for a person. */
   readonly message: string;
@@ -52,6 +98,26 @@ export interface ParseOptions {
   url?: string;
 }
 
+/** One `user-agent` line of a group, as written. */
+export interface UserAgentLine {
+  /** The value as written (trimmed, comment removed), e.g. `ExampleBot/1.0`. */
+  readonly value: string;
+  /** The product token it names, lower-cased (`examplebot`), `*`, or `''` when it names none (RFC 9309 §2.2.1). */
+  readonly token: string;
+  /** 1-based line number. */
+  readonly line: number;
+}
+
+/** One group of the file as written (before merging), for explainers and testers (RFC 9309 §2.1). */
+export interface GroupInfo {
+  /** The group's user-agent lines, in file order (at least one). */
+  readonly userAgents: readonly UserAgentLine[];
+  /** The group's rules in file order (empty `Disallow:` lines are not rules and do not appear). */
+  readonly rules: readonly RuleRef[];
+  /** The group's first valid Crawl-delay, in SECONDS, with its line; undefined when it has none. */
+  readonly crawlDelay: { readonly seconds: number; readonly line: number } | undefined;
+}
+
 /** A parsed robots.txt file. Any byte sequence parses; nothing here throws except on a bad URL. */
 export interface RobotsTxt {
   /** May `userAgent` fetch `url`? `url`: absolute (http/https) or a path beginning with `/`.
@@ -65,4 +131,8 @@ export interface RobotsTxt {
   /** Every `Sitemap:` URL in file order (resolved against `options.url` when relative). */
   readonly sitemaps: readonly string[];
   readonly diagnostics: readonly Diagnostic[];
+  /** Every group of the file as written, in file order (built on first access). */
+  readonly groups: readonly GroupInfo[];
 }
+
+export interface LintOptions extends ParseOptions {}

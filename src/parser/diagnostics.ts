@@ -1,0 +1,88 @@
+// Diagnostics are recorded during the parse as compact numbers (code, line, column, detail) and turned
+// into objects with messages only when someone reads them: the matcher's parse stays cheap.
+
+import type { Diagnostic, DiagnosticCode, Severity } from './types.js';
+
+export class DiagnosticLog {
+  private readonly codes: DiagnosticCode[] = [];
+  private readonly severities: Severity[] = [];
+  private readonly nums: number[] = [];
+  private readonly details: string[] = [];
+  private built: Diagnostic[] | undefined;
+
+  add(code: DiagnosticCode, severity: Severity, line: number, column: number, detail = ''): void {
+    this.codes.push(code);
+    this.severities.push(severity);
+    this.nums.push(line, column);
+    this.details.push(detail);
+    this.built = undefined;
+  }
+
+  get list(): readonly Diagnostic[] {
+    if (this.built) return this.built;
+    const out: Diagnostic[] = new Array(this.codes.length);
+    for (let i = 0; i < this.codes.length; i++) {
+      const code = this.codes[i]!;
+      out[i] = Object.freeze({
+        line: this.nums[2 * i]!,
+        column: this.nums[2 * i + 1]!,
+        severity: this.severities[i]!,
+        code,
+        message: message(code, this.severities[i]!, this.details[i]!),
+      });
+    }
+    return (this.built = Object.freeze(out) as Diagnostic[]);
+  }
+}
+
+function message(code: DiagnosticCode, severity: Severity, d: string): string {
+  switch (code) {
+    case 'bom':
+      return 'The file starts with a UTF-8 byte-order mark; it was skipped.';
+    case 'non-utf8':
+      return 'The file is not valid UTF-8; invalid bytes were read as U+FFFD.';
+    case 'html-body':
+      return 'The body looks like an HTML page, not a robots.txt file.';
+    case 'truncated':
+      return `Content past the size limit was ignored (${d}), as RFC 9309 §2.5 allows.`;
+    case 'unknown-directive':
+      return `Unknown directive "${d}"; the line was ignored.`;
+    case 'misspelled-directive':
+      return `"${d}" is a misspelling; it was accepted as "${canonical(d)}".`;
+    case 'missing-colon':
+      return `"${d}" is not followed by a colon; the line was read as "${d}: value".`;
+    case 'invalid-line':
+      return 'The line is not "key: value"; it was ignored.';
+    case 'rule-outside-group':
+      return `"${d}" appears before any user-agent line; it was ignored (RFC 9309 §2.1).`;
+    case 'invalid-product-token':
+      return d === ''
+        ? 'The user-agent value names no valid product token (letters, "_" and "-" only, RFC 9309 §2.2.1); no crawler matches it.'
+        : `The user-agent value is not a plain product token; it names "${d}" (RFC 9309 §2.2.1).`;
+    case 'pattern-not-path':
+      return `The pattern "${d}" starts with neither "/" nor "*", so it matches no URL path (RFC 9309 §2.2.2).`;
+    case 'invalid-crawl-delay':
+      return severity === 'error'
+        ? `Crawl-delay "${d}" is not a non-negative number of seconds; it was ignored.`
+        : `Crawl-delay "${d}" has text after its number; the number was used.`;
+    case 'relative-sitemap':
+      return severity === 'error'
+        ? `Sitemap "${d}" is relative and no robots.txt URL is known; it was dropped.`
+        : `Sitemap "${d}" is relative; it was resolved against the robots.txt URL.`;
+    case 'sitemap-without-key':
+      return `The line "${d}" is a bare URL; it was taken as a Sitemap.`;
+    case 'conflicting-rules':
+      return `Allow and Disallow have the same pattern "${d}" in one group; Allow wins (RFC 9309 §2.2.2).`;
+    case 'duplicate-rule':
+      return `The rule "${d}" repeats an earlier rule of its group; it can never decide.`;
+    case 'shadowed-rule':
+      return `The rule "${d}" can never decide: another rule of its group always wins over it.`;
+  }
+}
+
+function canonical(key: string): string {
+  const k = key.toLowerCase();
+  if (k.startsWith('u')) return 'user-agent';
+  if (k.startsWith('s')) return 'sitemap';
+  return 'disallow';
+}

@@ -1,0 +1,352 @@
+// The matcher's model: a handler for the tokenizer that records groups, rules, crawl-delays and
+// sitemaps as compact arrays, and the RobotsTxt object that answers from them. Nothing is compiled at
+// parse time: the rules of the group a crawler uses are compiled and indexed on its first check
+// (a file names dozens of groups; a crawler uses one or two).
+
+import { DiagnosticLog } from './diagnostics.js';
+import { decodeBody, DEFAULT_MAX_BYTES } from './decode.js';
+import { isValidProductToken, productToken, userAgentLineToken } from './product-token.js';
+import { RuleIndex, type IndexedRule, type RuleInput } from './rule-index.js';
+import { locateTarget, targetEnd, targetStart, targetText } from './target.js';
+import { Key, Leniency, tokenize, type LineHandler } from './tokenizer.js';
+import type { Diagnostic, GroupInfo, GroupRef, MatchResult, ParseOptions, RobotsTxt, RuleRef, UserAgentLine } from './types.js';
+
+/** One group as recorded by the parse: its user-agent lines and a contiguous range of rules. */
+export interface GroupRecord {
+  readonly agentValues: string[];
+  /** Lower-cased product token each user-agent line names, `*`, or `''` (names nothing). */
+  readonly agentTokens: string[];
+  readonly agentLines: number[];
+  readonly ruleStart: number;
+  ruleEnd: number;
+  /** Valid Crawl-delay lines in file order: seconds, line, and how many user-agent lines preceded it. */
+  readonly crawlDelays: { readonly seconds: number; readonly line: number; readonly agents: number }[];
+  /** A rule line was seen: the next user-agent line starts a new group (RFC 9309 §2.1). */
+  closed: boolean;
+}
+
+/** The parse result shared by the matcher and the linter. */
+export interface Model {
+  readonly groups: GroupRecord[];
+  /** Rule patterns as written, in file order. */
+  readonly rulePatterns: string[];
+  /** Rule line numbers, positive for allow, negative for disallow. */
+  readonly ruleLines: number[];
+  readonly sitemaps: string[];
+  readonly log: DiagnosticLog;
+}
+
+class ModelBuilder implements LineHandler {
+  readonly groups: GroupRecord[] = [];
+  readonly rulePatterns: string[] = [];
+  readonly ruleLines: number[] = [];
+  readonly sitemaps: string[] = [];
+  private current: GroupRecord | null = null;
+
+  constructor(
+    readonly log: DiagnosticLog,
+    private readonly baseUrl: string | undefined,
+    private readonly quietUnknown: boolean,
+  ) {}
+
+  directive(key: Key, rawKey: string, value: string, line: number, keyColumn: number, valueColumn: number): void {
+    switch (key) {
+      case Key.UserAgent: {
+        let g = this.current;
+        if (g === null || g.closed) {
+          g = {
+            agentValues: [],
+            agentTokens: [],
+            agentLines: [],
+            ruleStart: this.rulePatterns.length,
+            ruleEnd: this.rulePatterns.length,
+            crawlDelays: [],
+            closed: false,
+          };
+          this.groups.push(g);
+          this.current = g;
+        }
+        const { token, exact } = userAgentLineToken(value);
+        g.agentValues.push(value);
+        g.agentTokens.push(token);
+        g.agentLines.push(line);
+        if (!exact) this.log.add('invalid-product-token', token === '' ? 'warning' : 'info', line, valueColumn, token);
+        return;
+      }
+      case Key.Allow:
+      case Key.Disallow: {
+        const g = this.current;
+        if (g === null) {
+          this.log.add('rule-outside-group', 'error', line, keyColumn, rawKey);
+          return;
+        }
+        g.closed = true;
+        // RFC 9309 §2.2.2: an empty value is no rule; the group still exists.
+        if (value === '') return;
+        const c = value.charCodeAt(0);
+        if (c !== 47 && c !== 42) this.log.add('pattern-not-path', 'warning', line, valueColumn, value);
+        this.rulePatterns.push(value);
+        this.ruleLines.push(key === Key.Allow ? line : -line);
+        g.ruleEnd = this.rulePatterns.length;
+        return;
+      }
+      case Key.CrawlDelay: {
+        const g = this.current;
+        if (g === null) {
+          this.log.add('rule-outside-group', 'error', line, keyColumn, rawKey);
+          return;
+        }
+        // Crawl-delay is not a rule (RFC 9309 §2.2.4 "other records"): it neither starts nor ends a group.
+        const m = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?/i.exec(value);
+        const seconds = m ? Number(m[0]) : NaN;
+        if (!Number.isFinite(seconds)) {
+          this.log.add('invalid-crawl-delay', 'error', line, valueColumn, value);
+          return;
+        }
+        if (m![0].length !== value.length) this.log.add('invalid-crawl-delay', 'warning', line, valueColumn, value);
+        g.crawlDelays.push({ seconds, line, agents: g.agentLines.length });
+        return;
+      }
+      case Key.Sitemap:
+        this.sitemap(value, line, valueColumn);
+        return;
+      default:
+        // A bare `http(s)://...` line: the tokenizer reads `http` as the key. Real files list sitemaps
+        // this way (a forgotten `Sitemap:`); take the URL as one, with a diagnostic.
+        if (value.startsWith('//') && /^https?$/i.test(rawKey) && !/\s/.test(value)) {
+          this.log.add('sitemap-without-key', 'warning', line, keyColumn, rawKey + ':' + value);
+          this.addSitemap(rawKey + ':' + value);
+          return;
+        }
+        if (!this.quietUnknown) this.log.add('unknown-directive', 'info', line, keyColumn, rawKey);
+    }
+  }
+
+  private addSitemap(url: string): void {
+    // The same sitemap listed twice is reported once.
+    if (!this.sitemaps.includes(url)) this.sitemaps.push(url);
+  }
+
+  private sitemap(value: string, line: number, column: number): void {
+    if (value === '') return;
+    // An absolute URL is kept exactly as written (case preserved); only relative ones are resolved.
+    if (/^[a-z][a-z0-9+.-]*:/i.test(value)) {
+      this.addSitemap(value);
+      return;
+    }
+    if (this.baseUrl !== undefined) {
+      try {
+        this.addSitemap(new URL(value, this.baseUrl).href);
+        this.log.add('relative-sitemap', 'info', line, column, value);
+        return;
+      } catch {
+        // falls through: dropped
+      }
+    }
+    this.log.add('relative-sitemap', 'error', line, column, value);
+  }
+
+  lenient(kind: Leniency, rawKey: string, line: number, column: number): void {
+    this.log.add(kind === Leniency.Misspelled ? 'misspelled-directive' : 'missing-colon', 'warning', line, column, rawKey);
+  }
+
+  invalid(line: number, column: number): void {
+    if (!this.quietUnknown) this.log.add('invalid-line', 'warning', line, column);
+  }
+}
+
+function looksLikeHtml(text: string): boolean {
+  let i = 0;
+  while (i < text.length && i < 4096 && text.charCodeAt(i) <= 32) i++;
+  if (text.charCodeAt(i) !== 60 /* < */) return false;
+  const head = text.slice(i, i + 2048).toLowerCase();
+  return head.startsWith('<!doctype html') || head.includes('<html') || head.includes('<head') || head.includes('<body');
+}
+
+/** Parse into the shared model (used by parseRobotsTxt and lintRobotsTxt). Never throws. */
+export function buildModel(body: string | Uint8Array, options: ParseOptions | undefined): Model {
+  const maxBytes = options?.maxBytes ?? DEFAULT_MAX_BYTES;
+  const log = new DiagnosticLog();
+  let decoded;
+  try {
+    decoded = decodeBody(body ?? '', maxBytes > 0 ? maxBytes : DEFAULT_MAX_BYTES);
+  } catch {
+    decoded = { text: '', bom: false, invalidUtf8: false, truncatedBytes: 0 };
+  }
+  if (decoded.bom) log.add('bom', 'info', 0, 1);
+  if (decoded.invalidUtf8) log.add('non-utf8', 'warning', 0, 1);
+  const html = looksLikeHtml(decoded.text);
+  if (html) log.add('html-body', 'error', 0, 1);
+  // In an HTML page every markup line would be an unknown directive: report the page once instead.
+  const builder = new ModelBuilder(log, options?.url, html);
+  tokenize(decoded.text, builder);
+  if (decoded.truncatedBytes > 0) log.add('truncated', 'warning', 0, 1, `${decoded.truncatedBytes} bytes past ${maxBytes}`);
+  return builder;
+}
+
+/** The group(s) that apply to one product token, compiled on first use. */
+class Policy {
+  private index: RuleIndex | undefined;
+  readonly ref: GroupRef | null;
+  readonly crawlDelay: number | undefined;
+
+  constructor(
+    private readonly model: Model,
+    private readonly groupIds: number[],
+    agentLines: { value: string; line: number }[],
+    agentIndexes: number[],
+  ) {
+    this.ref = groupIds.length
+      ? Object.freeze({ userAgents: agentLines.map((a) => a.value), lines: agentLines.map((a) => a.line) })
+      : null;
+    // A Crawl-delay applies to the user-agent lines above it in its group: in
+    // `User-agent: a / Crawl-delay: 5 / User-agent: b / Disallow: /x` the rule is a's and b's, the
+    // delay only a's (the reading crawler-commons' conformance cases take; Crawl-delay is not in RFC 9309).
+    // The first one that applies, in file order, wins.
+    let delay: number | undefined;
+    for (let k = 0; k < groupIds.length && delay === undefined; k++) {
+      const g = model.groups[groupIds[k]!]!;
+      for (const d of g.crawlDelays) {
+        if (d.agents > agentIndexes[k]!) {
+          delay = d.seconds;
+          break;
+        }
+      }
+    }
+    this.crawlDelay = delay;
+  }
+
+  rules(): RuleIndex {
+    if (this.index) return this.index;
+    const { groups, rulePatterns, ruleLines } = this.model;
+    const inputs: RuleInput[] = [];
+    for (const id of this.groupIds) {
+      const g = groups[id]!;
+      for (let i = g.ruleStart; i < g.ruleEnd; i++) {
+        const l = ruleLines[i]!;
+        inputs.push({ allow: l > 0, pattern: rulePatterns[i]!, line: l > 0 ? l : -l });
+      }
+    }
+    return (this.index = new RuleIndex(inputs));
+  }
+}
+
+const MAX_CACHED_AGENTS = 256;
+
+class ParsedRobotsTxt implements RobotsTxt {
+  readonly sitemaps: readonly string[];
+  private readonly byAgent = new Map<string, Policy>();
+  private readonly byToken = new Map<string, Policy>();
+  private groupList: readonly GroupInfo[] | undefined;
+
+  constructor(private readonly model: Model) {
+    this.sitemaps = Object.freeze(model.sitemaps.slice());
+  }
+
+  get diagnostics(): readonly Diagnostic[] {
+    return this.model.log.list;
+  }
+
+  get groups(): readonly GroupInfo[] {
+    if (this.groupList) return this.groupList;
+    const { groups, rulePatterns, ruleLines } = this.model;
+    return (this.groupList = Object.freeze(
+      groups.map((g): GroupInfo => {
+        const userAgents: UserAgentLine[] = g.agentValues.map((value, i) =>
+          Object.freeze({ value, token: g.agentTokens[i]!, line: g.agentLines[i]! }),
+        );
+        const rules: RuleRef[] = [];
+        for (let i = g.ruleStart; i < g.ruleEnd; i++) {
+          const l = ruleLines[i]!;
+          rules.push(Object.freeze({ type: l > 0 ? 'allow' : 'disallow', pattern: rulePatterns[i]!, line: Math.abs(l) }));
+        }
+        return Object.freeze({
+          userAgents: Object.freeze(userAgents),
+          rules: Object.freeze(rules),
+          crawlDelay: g.crawlDelays.length ? Object.freeze({ seconds: g.crawlDelays[0]!.seconds, line: g.crawlDelays[0]!.line }) : undefined,
+        });
+      }),
+    ));
+  }
+
+  isAllowed(url: string | URL, userAgent: string): boolean {
+    const policy = this.policy(userAgent);
+    locateTarget(url);
+    if (policy.ref === null || isRobotsTxtPath()) return true;
+    const rule = policy.rules().match(targetText, targetStart, targetEnd);
+    return rule === null || rule.allow;
+  }
+
+  check(url: string | URL, userAgent: string): MatchResult {
+    const policy = this.policy(userAgent);
+    locateTarget(url);
+    if (policy.ref === null) return { allowed: true, rule: null, group: null };
+    if (isRobotsTxtPath()) return { allowed: true, rule: null, group: policy.ref };
+    const rule = policy.rules().match(targetText, targetStart, targetEnd);
+    return { allowed: rule === null || rule.allow, rule: rule && ruleRef(rule), group: policy.ref };
+  }
+
+  crawlDelay(userAgent: string): number | undefined {
+    return this.policy(userAgent).crawlDelay;
+  }
+
+  /** The policy for a User-Agent string, cached by the exact string so repeat checks allocate nothing. */
+  private policy(userAgent: string): Policy {
+    const cached = this.byAgent.get(userAgent);
+    if (cached) return cached;
+    if (typeof userAgent !== 'string') throw new TypeError(`robots-gate: userAgent must be a string, got ${typeof userAgent}`);
+    const token = productToken(userAgent);
+    // §2.2.1: a crawler whose name is not a valid product token (e.g. `Agent4`) is named by no group.
+    const key = isValidProductToken(token) ? token.toLowerCase() : '';
+    let policy = this.byToken.get(key);
+    if (!policy) {
+      policy = this.buildPolicy(key);
+      this.byToken.set(key, policy);
+    }
+    if (this.byAgent.size >= MAX_CACHED_AGENTS) this.byAgent.clear();
+    this.byAgent.set(userAgent, policy);
+    return policy;
+  }
+
+  private buildPolicy(token: string): Policy {
+    const groups = this.model.groups;
+    for (const wanted of token === '' ? ['*'] : [token, '*']) {
+      const ids: number[] = [];
+      const indexes: number[] = [];
+      const lines: { value: string; line: number }[] = [];
+      for (let i = 0; i < groups.length; i++) {
+        const g = groups[i]!;
+        const at = g.agentTokens.indexOf(wanted);
+        if (at >= 0) {
+          ids.push(i);
+          indexes.push(at);
+          lines.push({ value: g.agentValues[at]!, line: g.agentLines[at]! });
+        }
+      }
+      // §2.2.1: the groups naming the crawler merge; only if none does, the `*` groups (merged) apply.
+      if (ids.length) return new Policy(this.model, ids, lines, indexes);
+    }
+    return new Policy(this.model, [], [], []);
+  }
+}
+
+/** RFC 9309 §2.2.2: "/robots.txt" is implicitly allowed. */
+function isRobotsTxtPath(): boolean {
+  const len = 11; // '/robots.txt'.length
+  if (targetEnd - targetStart < len || !targetText.startsWith('/robots.txt', targetStart)) return false;
+  return targetEnd - targetStart === len || targetText.charCodeAt(targetStart + len) === 63 /* ? */;
+}
+
+function ruleRef(rule: IndexedRule): RuleRef {
+  return { type: rule.allow ? 'allow' : 'disallow', pattern: rule.source, line: rule.line };
+}
+
+/**
+ * Parse a robots.txt body (RFC 9309). Any input gives a RobotsTxt; nothing throws.
+ * @param body the raw bytes (preferred: BOM and invalid UTF-8 are handled) or the decoded text.
+ * @param options.maxBytes octets parsed at most, default 512,000 (500 KiB, RFC 9309 §2.5).
+ * @param options.url the robots.txt URL, to resolve relative `Sitemap:` lines.
+ */
+export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions): RobotsTxt {
+  return new ParsedRobotsTxt(buildModel(body, options));
+}

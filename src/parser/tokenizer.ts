@@ -1,0 +1,153 @@
+// The one tokenizer (DESIGN.md "Style", after google/robotstxt): it walks the text once and reports each
+// line to a handler. The matcher's model builder is one handler; the linter reads that same model.
+//
+// Line syntax (RFC 9309 §2.2): `key : value # comment`. Keys are case-insensitive; white space around
+// the key, the colon and the value is ignored; LF, CR LF and a lone CR each end a line.
+
+/** The directive a line names. */
+export enum Key {
+  UserAgent = 1,
+  Allow = 2,
+  Disallow = 3,
+  Sitemap = 4,
+  CrawlDelay = 5,
+  Unknown = 6,
+}
+
+/** Why a line was accepted only leniently (reported to the handler's `lenient`). */
+export enum Leniency {
+  /** The key is a known misspelling (`dissallow`, `useragent`, ...). */
+  Misspelled = 1,
+  /** `key value` with white space instead of a colon. */
+  MissingColon = 2,
+}
+
+export interface LineHandler {
+  /** A `key: value` line. `valueColumn` is 1-based. `value` is trimmed, comment removed. */
+  directive(key: Key, rawKey: string, value: string, line: number, keyColumn: number, valueColumn: number): void;
+  /** The line was accepted only thanks to a tolerance beyond the RFC. Called before `directive`. */
+  lenient(kind: Leniency, rawKey: string, line: number, column: number): void;
+  /** A non-blank line that is not `key: value` (and not a comment). */
+  invalid(line: number, column: number): void;
+}
+
+/** Tokenize `text`, calling `handler` for each non-blank, non-comment line in order. Never throws. */
+export function tokenize(text: string, handler: LineHandler): void {
+  const n = text.length;
+  // Next positions of LF, CR, '#' and ':' at or after the cursor, found with native indexOf and reused
+  // across lines, so the text is scanned once however its lines end.
+  let nextLf = -1;
+  let nextCr = -1;
+  let nextHash = -1;
+  let nextColon = -1;
+  let pos = 0;
+  let line = 0;
+  while (pos < n) {
+    line++;
+    if (nextLf < pos) {
+      nextLf = text.indexOf('\n', pos);
+      if (nextLf < 0) nextLf = n;
+    }
+    if (nextCr < pos) {
+      nextCr = text.indexOf('\r', pos);
+      if (nextCr < 0) nextCr = n;
+    }
+    const lineEnd = nextLf < nextCr ? nextLf : nextCr;
+    const lineStart = pos;
+    pos = lineEnd + (lineEnd === nextCr && nextLf === lineEnd + 1 ? 2 : 1);
+
+    let end = lineEnd;
+    if (nextHash < lineStart) {
+      nextHash = text.indexOf('#', lineStart);
+      if (nextHash < 0) nextHash = n;
+    }
+    if (nextHash < end) end = nextHash;
+    let a = lineStart;
+    while (a < end && isSpace(text.charCodeAt(a))) a++;
+    while (end > a && isSpace(text.charCodeAt(end - 1))) end--;
+    if (a === end) continue;
+
+    if (nextColon < a) {
+      nextColon = text.indexOf(':', a);
+      if (nextColon < 0) nextColon = n;
+    }
+    let keyEnd: number;
+    let valueStart: number;
+    let missingColon = false;
+    if (nextColon < end) {
+      keyEnd = nextColon;
+      while (keyEnd > a && isSpace(text.charCodeAt(keyEnd - 1))) keyEnd--;
+      valueStart = nextColon + 1;
+      while (valueStart < end && isSpace(text.charCodeAt(valueStart))) valueStart++;
+      if (keyEnd === a) {
+        handler.invalid(line, a - lineStart + 1);
+        continue;
+      }
+    } else {
+      // Google's reference parser accepts `key value` when exactly two words are separated by
+      // white space; so do we, with a diagnostic.
+      keyEnd = a;
+      while (keyEnd < end && !isSpace(text.charCodeAt(keyEnd))) keyEnd++;
+      valueStart = keyEnd;
+      while (valueStart < end && isSpace(text.charCodeAt(valueStart))) valueStart++;
+      let k = valueStart;
+      while (k < end && !isSpace(text.charCodeAt(k))) k++;
+      if (valueStart === end || k !== end) {
+        handler.invalid(line, a - lineStart + 1);
+        continue;
+      }
+      missingColon = true;
+    }
+    const kind = classifyKey(text, a, keyEnd);
+    const key = kind >> 1;
+    const rawKey = text.slice(a, keyEnd);
+    if (missingColon) {
+      if (key === Key.Unknown) {
+        handler.invalid(line, a - lineStart + 1);
+        continue;
+      }
+      handler.lenient(Leniency.MissingColon, rawKey, line, keyEnd - lineStart + 1);
+    }
+    if (kind & 1) handler.lenient(Leniency.Misspelled, rawKey, line, a - lineStart + 1);
+    handler.directive(key, rawKey, text.slice(valueStart, end), line, a - lineStart + 1, valueStart - lineStart + 1);
+  }
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 11 || c === 12;
+}
+
+// Known keys, lower-case, with their directive; `true` marks a misspelling that Google's reference
+// parser accepts (robots.cc, `kAllowFrequentTypos`), so real files written with it keep working.
+const KEYS: readonly (readonly [string, Key, boolean])[] = [
+  ['user-agent', Key.UserAgent, false],
+  ['useragent', Key.UserAgent, true],
+  ['user agent', Key.UserAgent, true],
+  ['allow', Key.Allow, false],
+  ['disallow', Key.Disallow, false],
+  ['dissallow', Key.Disallow, true],
+  ['dissalow', Key.Disallow, true],
+  ['disalow', Key.Disallow, true],
+  ['diasllow', Key.Disallow, true],
+  ['disallaw', Key.Disallow, true],
+  ['sitemap', Key.Sitemap, false],
+  ['site-map', Key.Sitemap, true],
+  ['crawl-delay', Key.CrawlDelay, false],
+];
+
+/** Returns `key << 1 | misspelled`. Compares in place, case-insensitively, without allocating. */
+function classifyKey(text: string, start: number, end: number): number {
+  const len = end - start;
+  outer: for (let i = 0; i < KEYS.length; i++) {
+    const entry = KEYS[i]!;
+    const name = entry[0];
+    if (name.length !== len) continue;
+    for (let j = 0; j < len; j++) {
+      let c = text.charCodeAt(start + j);
+      if (c >= 65 && c <= 90) c += 32;
+      if (c !== name.charCodeAt(j)) continue outer;
+    }
+    return (entry[1] << 1) | (entry[2] ? 1 : 0);
+  }
+  return Key.Unknown << 1;
+}
