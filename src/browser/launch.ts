@@ -15,6 +15,11 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-component-update',
   '--no-first-run',
   '--disable-sync',
+  // A navigation gatePage fetched hop by hop is handed to the frame by interception, and such a
+  // document has no IP address space: Local Network Access would count it as public and refuse
+  // its requests to private and loopback hosts (an intranet crawl, a local test). The gate, not
+  // the address space, decides what this browser may fetch.
+  '--disable-features=LocalNetworkAccessChecks',
 ];
 
 export interface LaunchOptions {
@@ -39,7 +44,8 @@ export async function loadPlaywright(): Promise<typeof import('playwright-core')
 
 /**
  * Chromium's `--host-resolver-rules` for curl-style entries: `a.test:8080:127.0.0.1` becomes
- * `MAP a.test:8080 127.0.0.1:8080` (only that port is redirected, as with curl).
+ * `MAP a.test:8080 127.0.0.1:8080` (only that port is redirected, as with curl; of several
+ * addresses, the first).
  * @throws TypeError naming an entry that is not HOST:PORT:ADDR.
  */
 export function hostResolverRules(resolve: readonly string[]): string {
@@ -47,8 +53,10 @@ export function hostResolverRules(resolve: readonly string[]): string {
     .map((entry) => {
       const m = /^(\[[^\]]+\]|[^:]+):(\d+):(.+)$/.exec(entry);
       if (!m) throw new TypeError(`resolve entry must be HOST:PORT:ADDR, got ${JSON.stringify(entry)}`);
-      const [, host, port, addr] = m;
-      const target = addr!.includes(':') && !addr!.startsWith('[') ? `[${addr}]` : addr;
+      const [, host, port, addrs] = m;
+      // Chromium maps a name to one address: the first of curl's list.
+      const addr = addrs!.split(',')[0]!.trim().replace(/^\[(.*)\]$/, '$1');
+      const target = addr.includes(':') ? `[${addr}]` : addr;
       return `MAP ${host}:${port} ${target}:${port}`;
     })
     .join(', ');
