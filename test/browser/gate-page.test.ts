@@ -1,0 +1,118 @@
+// gatePage / gateContext against real loopback servers and Debian's Chromium: the servers' own
+// logs show what left the browser.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { RobotsGate } from '../../src/gate/index.js';
+import { gatePage, launchChromium, newGatedContext, type GatedRequest } from '../../src/browser/index.js';
+import { startOrigins, type Origins } from './fixtures.js';
+
+const UA = 'GateTestBot/1.0 (+https://example.test/bot)';
+const H = '127.0.0.1';
+
+let browser: Browser;
+let o: Origins;
+
+beforeAll(async () => {
+  [browser, o] = await Promise.all([launchChromium(), startOrigins()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await o?.close();
+});
+
+const paths = (s: Origins['page'], path?: string) => s.requests(H, path).map((r) => r.path);
+
+describe('gatePage', () => {
+  test('subresources from a disallowing, an unreachable and an allowing origin: only the allowed reach a server', async () => {
+    const gate = new RobotsGate({ userAgent: UA });
+    // A context with Chromium's own User-Agent: the gate's must still be what servers see.
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    try {
+      const page = await context.newPage();
+      const handle = await gatePage(page, gate);
+      const emitted: GatedRequest[] = [];
+      handle.on('blocked', (e) => emitted.push(e));
+      await page.goto(o.url(o.page, '/'));
+      const statuses = await page.evaluate(() => Promise.all((window as unknown as { fetches: Promise<unknown>[] }).fetches));
+      const loaded = await page.evaluate(() => (window as unknown as { loaded?: string[] }).loaded);
+      const color = await page.evaluate(() => getComputedStyle(document.body).color);
+
+      // fetch() from disallowing, unreachable, allowing (in page order).
+      expect(statuses).toEqual(['failed', 'failed', 200]);
+      expect(loaded).toEqual(['/assets/app.js']);
+      expect(color).toBe('rgb(1, 2, 3)');
+
+      // The servers' logs: nothing but robots.txt reached the disallowing and unreachable origins,
+      // and each robots.txt was fetched once although four resources were asked for at once.
+      expect(paths(o.disallowing)).toEqual(['/robots.txt']);
+      expect(paths(o.unreachable)).toEqual(['/robots.txt']);
+      expect(paths(o.allowing, '/robots.txt')).toHaveLength(1);
+      expect(paths(o.allowing).filter((p) => p !== '/robots.txt').sort()).toEqual(
+        ['/api/data.json', '/assets/app.js', '/assets/logo.png', '/assets/site.css'],
+      );
+      for (const s of [o.page, o.allowing]) {
+        for (const r of s.requests(H)) expect(r.userAgent).toBe(UA);
+      }
+
+      // The handle lists each blocked request with the decision that blocked it, and emitted it.
+      expect(handle.blocked).toHaveLength(8);
+      expect(emitted).toHaveLength(8);
+      const byOrigin = (port: number) => handle.blocked.filter((b) => new URL(b.url).port === String(port));
+      for (const b of byOrigin(o.disallowing.port)) {
+        expect(b.decision?.reason).toBe('disallowed-by-rule');
+        expect(b.decision?.policy.robotsUrl).toBe(o.url(o.disallowing, '/robots.txt'));
+        expect(b.decision?.rule?.line).toBe(b.url.includes('/api/') ? 3 : 2);
+        expect(b.frameUrl).toBe(o.url(o.page, '/'));
+      }
+      expect(byOrigin(o.disallowing.port).map((b) => b.resourceType).sort()).toEqual(['fetch', 'image', 'script', 'stylesheet']);
+      for (const b of byOrigin(o.unreachable.port)) {
+        expect(b.decision?.reason).toBe('unreachable');
+        expect(b.decision?.policy.status).toBe(503);
+      }
+      expect(byOrigin(o.unreachable.port)).toHaveLength(4);
+      await handle.dispose();
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("the page's own navigation through a redirect into a disallowed path on another origin is stopped", async () => {
+    const gate = new RobotsGate({ userAgent: UA });
+    const { context, handle } = await newGatedContext(browser, gate);
+    try {
+      const page = await context.newPage();
+      const before = paths(o.allowing).length;
+      await expect(page.goto(o.url(o.page, '/go-private'))).rejects.toThrow(/ERR_BLOCKED_BY_CLIENT/);
+      const hop = handle.blocked.find((b) => b.url === o.url(o.allowing, '/private/secret.html'));
+      expect(hop?.isNavigation).toBe(true);
+      expect(hop?.redirectedFrom).toBe(o.url(o.page, '/go-private'));
+      expect(hop?.decision?.rule).toMatchObject({ type: 'disallow', pattern: '/private/', line: 2 });
+      // The redirect's target origin saw its robots.txt asked for, never the disallowed path.
+      expect(paths(o.allowing).slice(before).filter((p) => p !== '/robots.txt')).toEqual([]);
+
+      // A redirect into an allowed path is followed (each hop checked) and rendered.
+      const next = await context.newPage();
+      await next.goto(o.url(o.page, '/go-public'));
+      expect(await next.textContent('p')).toBe('/public/index.html');
+      expect(paths(o.allowing, '/public/index.html')).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a page that opens a disallowed popup: gateContext covers pages opened later', async () => {
+    const gate = new RobotsGate({ userAgent: UA });
+    const { context, handle } = await newGatedContext(browser, gate);
+    try {
+      const page = await context.newPage();
+      await page.goto(o.url(o.page, '/'));
+      const target = o.url(o.disallowing, '/assets/popup.html');
+      const blocked = new Promise<GatedRequest>((resolve) => handle.on('blocked', (b) => b.url === target && resolve(b)));
+      await page.evaluate((u) => void window.open(u), target);
+      expect((await blocked).isNavigation).toBe(true);
+      expect(paths(o.disallowing, '/assets/popup.html')).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
