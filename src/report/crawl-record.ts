@@ -43,7 +43,7 @@ export interface HostStats extends OutcomeCounts {
   readonly maxIntervalMs: number | null;
   /** How many requests waited for each reason (`crawl-delay`, `floor`, `override`, `backoff`). */
   readonly waitReasons: Readonly<Record<string, number>>;
-  /** Requests that started sooner after the previous one than the interval recorded for them. */
+  /** Requests that started sooner after the previous response ended than their recorded interval. */
   readonly intervalBreaches: number;
   readonly policyVersions: number;
 }
@@ -57,8 +57,13 @@ export interface TimelineEntry {
   readonly status: number | null;
   readonly waitReason: string | null;
   readonly intervalMs: number | null;
-  /** ms since the previous request to this host started; null for the first. */
+  /** When the previous request sent to this host ended (epoch ms); null for the first. The host's
+   *  interval runs from there (src/politeness: end of a response to the start of the next request). */
+  readonly prevEndMs: number | null;
+  /** ms from the previous response's end to this start; null for the first or for requests never sent. */
   readonly gapMs: number | null;
+  /** Sent before its interval had passed (beyond a few ms of timer slack). */
+  readonly breach: boolean;
   readonly kind: AttemptRow['kind'];
 }
 
@@ -174,23 +179,19 @@ const SENT: ReadonlySet<AttemptOutcome> = new Set(['fetched', 'error', 'overridd
 
 export function timeline(record: CrawlRecord, host: string): TimelineEntry[] {
   const list = attemptsByHost(record).get(host) ?? [];
-  let prevSentMs: number | null = null;
+  let prevEndMs: number | null = null;
   return list.map((a) => {
     const startMs = ms(a.startedAt);
+    const endMs = Math.max(startMs, ms(a.endedAt));
     const sent = SENT.has(a.outcome);
-    const gapMs = sent && prevSentMs !== null ? startMs - prevSentMs : null;
-    if (sent) prevSentMs = startMs;
-    return {
-      url: a.url,
-      startMs,
-      endMs: Math.max(startMs, ms(a.endedAt)),
-      outcome: a.outcome,
-      status: a.status,
-      waitReason: a.waitReason,
-      intervalMs: a.intervalMs,
-      gapMs,
-      kind: a.kind,
+    const gapMs = sent && prevEndMs !== null ? startMs - prevEndMs : null;
+    const breach = gapMs !== null && a.intervalMs !== null && a.intervalMs !== undefined && gapMs + BREACH_SLACK_MS < a.intervalMs;
+    const entry: TimelineEntry = {
+      url: a.url, startMs, endMs, outcome: a.outcome, status: a.status, waitReason: a.waitReason,
+      intervalMs: a.intervalMs, prevEndMs: sent ? prevEndMs : null, gapMs, breach, kind: a.kind,
     };
+    if (sent) prevEndMs = prevEndMs === null ? endMs : Math.max(prevEndMs, endMs);
+    return entry;
   });
 }
 
@@ -211,9 +212,7 @@ export function hostStats(record: CrawlRecord): HostStats[] {
       }
       if (a.waitReason) waitReasons[a.waitReason] = (waitReasons[a.waitReason] ?? 0) + 1;
     }
-    const intervalBreaches = timeline(record, host).filter(
-      (e) => e.gapMs !== null && e.intervalMs !== null && e.gapMs + BREACH_SLACK_MS < e.intervalMs,
-    ).length;
+    const intervalBreaches = timeline(record, host).filter((e) => e.breach).length;
     const policyVersions = record.policies.filter((p) => policyIsForHost(p, host)).length;
     out.push({ host, ...counts, attempts: list.length, bytes, minIntervalMs, maxIntervalMs, waitReasons, intervalBreaches, policyVersions });
   }

@@ -97,21 +97,34 @@ function legend(): string {
     .map((w) => `<span><i class="sw" style="background:${WAIT_COLORS[w]};opacity:.45"></i>${esc(WAIT_LABELS[w])}</span>`)
     .join('');
   return `<div class="legend" aria-hidden="true"><span><b>request:</b></span>${outcomes}</div>
-<div class="legend" aria-hidden="true"><span><b>interval before the next request may start:</b></span>${waits}</div>`;
+<div class="legend" aria-hidden="true"><span><b>interval before the request:</b></span>${waits}</div>`;
 }
 
-/** A waterfall: one row per request; the shaded band after each start is the host's interval
- *  for it, so the next request should begin at or after the band's end. */
+/** The path and query of a URL, shortened to fit a label. */
+function label(url: string, max = 34): string {
+  let text = url;
+  try {
+    const u = new URL(url);
+    text = u.pathname + u.search;
+  } catch {
+    // not a URL: show it as recorded
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** A waterfall: one row per request. On each row the shaded band is the interval the host was
+ *  given before this request (it runs from the end of the previous response, as src/politeness
+ *  counts it), so a polite request's bar starts at or after its band's end. */
 function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[], maxRows: number): string {
   const rows = entries.slice(0, maxRows);
   if (rows.length === 0) return '<p class="empty">No requests.</p>';
   const t0 = rows[0]!.startMs;
   let t1 = t0 + 1;
-  for (const e of rows) t1 = Math.max(t1, e.endMs, e.startMs + (e.intervalMs ?? 0));
+  for (const e of rows) t1 = Math.max(t1, e.endMs, e.prevEndMs !== null && e.intervalMs ? e.prevEndMs + e.intervalMs : 0);
   const width = 1000;
-  const left = 8;
-  const plotW = width - left - 8;
-  const rowH = 12;
+  const left = 230;
+  const plotW = width - left - 12;
+  const rowH = 16;
   const top = 22;
   const height = top + rows.length * rowH + 8;
   const x = (t: number) => left + ((t - t0) / (t1 - t0)) * plotW;
@@ -128,14 +141,17 @@ function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[]
     const y = top + i * rowH;
     const wait = e.waitReason ?? 'none';
     const title = `${e.url}\n${e.outcome}${e.status !== null ? ` ${e.status}` : ''} at +${formatMs(e.startMs - t0)}` +
-      `\ninterval ${formatMs(e.intervalMs)} (${wait})${e.gapMs !== null ? `, ${formatMs(e.gapMs)} after the previous request` : ''}`;
+      (e.intervalMs !== null ? `\ninterval ${formatMs(e.intervalMs)} (${wait})` : '') +
+      (e.gapMs !== null ? `, started ${formatMs(e.gapMs)} after the previous response${e.breach ? ': TOO SOON' : ''}` : '');
     parts.push(`<g><title>${esc(title)}</title>`);
-    if (e.intervalMs) {
-      const w = Math.max(1, x(e.startMs + e.intervalMs) - x(e.startMs));
-      parts.push(`<rect x="${x(e.startMs).toFixed(1)}" y="${y + 2}" width="${w.toFixed(1)}" height="${rowH - 4}" fill="${WAIT_COLORS[wait] ?? WAIT_COLORS.none}" fill-opacity=".45"/>`);
+    parts.push(`<text x="4" y="${y + rowH - 4}" font-size="11" font-family="ui-monospace, Menlo, monospace" fill="${e.breach ? '#b71c1c' : '#24292f'}">${esc(label(e.url))}</text>`);
+    if (e.intervalMs && e.prevEndMs !== null) {
+      const w = Math.max(1, x(e.prevEndMs + e.intervalMs) - x(e.prevEndMs));
+      parts.push(`<rect x="${x(e.prevEndMs).toFixed(1)}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 6}" fill="${WAIT_COLORS[wait] ?? WAIT_COLORS.none}" fill-opacity=".5"/>`);
     }
     const bw = Math.max(3, x(e.endMs) - x(e.startMs));
-    parts.push(`<rect x="${x(e.startMs).toFixed(1)}" y="${y + 1}" width="${bw.toFixed(1)}" height="${rowH - 2}" fill="${OUTCOME_COLORS[e.outcome] ?? '#000'}"/>`);
+    const outline = e.breach ? ' stroke="#b71c1c" stroke-width="2"' : '';
+    parts.push(`<rect x="${x(e.startMs).toFixed(1)}" y="${y + 2}" width="${bw.toFixed(1)}" height="${rowH - 4}" fill="${OUTCOME_COLORS[e.outcome] ?? '#000'}"${outline}/>`);
     parts.push('</g>');
   });
   for (const at of changesAt) {
@@ -143,8 +159,8 @@ function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[]
     const xc = x(at).toFixed(1);
     parts.push(`<g><title>robots.txt changed at ${esc(formatTime(at))}</title><line x1="${xc}" y1="${top - 2}" x2="${xc}" y2="${height - 2}" stroke="#d81b60" stroke-width="2" stroke-dasharray="4 3"/></g>`);
   }
-  const label = `Timeline of ${rows.length} requests to ${host} over ${formatMs(t1 - t0)}`;
-  return `<svg role="img" aria-label="${esc(label)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join('')}</svg>` +
+  const aria = `Timeline of ${rows.length} requests to ${host} over ${formatMs(t1 - t0)}`;
+  return `<svg role="img" aria-label="${esc(aria)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join('')}</svg>` +
     (entries.length > rows.length ? `<p class="empty">${entries.length - rows.length} later requests are not drawn.</p>` : '');
 }
 
@@ -153,14 +169,12 @@ function timelineTable(entries: TimelineEntry[], maxRows: number): string {
   const t0 = entries[0]!.startMs;
   const body = entries
     .slice(0, maxRows)
-    .map((e) => {
-      const breach = e.gapMs !== null && e.intervalMs !== null && e.gapMs + 5 < e.intervalMs;
-      return `<tr><td class="num">+${esc(formatMs(e.startMs - t0))}</td><td class="num${breach ? ' warn' : ''}">${esc(formatMs(e.gapMs))}</td>` +
-        `<td class="num">${esc(formatMs(e.intervalMs))}</td><td>${esc(e.waitReason ?? '–')}</td><td>${esc(e.outcome)}${e.status !== null ? ` ${esc(e.status)}` : ''}</td>` +
-        `<td class="url mono">${esc(e.url)}</td></tr>`;
-    })
+    .map((e) =>
+      `<tr><td class="num">+${esc(formatMs(e.startMs - t0))}</td><td class="num${e.breach ? ' warn' : ''}">${esc(formatMs(e.gapMs))}</td>` +
+      `<td class="num">${esc(formatMs(e.intervalMs))}</td><td>${esc(e.waitReason ?? '–')}</td><td>${esc(e.outcome)}${e.status !== null ? ` ${esc(e.status)}` : ''}</td>` +
+      `<td class="url mono">${esc(e.url)}</td></tr>`)
     .join('');
-  return `<details><summary>Requests as a table</summary><table><thead><tr><th class="num">start</th><th class="num">since previous</th>` +
+  return `<details><summary>Requests as a table</summary><table><thead><tr><th class="num">start</th><th class="num">after previous response</th>` +
     `<th class="num">interval</th><th>wait from</th><th>outcome</th><th>URL</th></tr></thead><tbody>${body}</tbody></table></details>`;
 }
 
@@ -233,7 +247,7 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
 <h2>Hosts</h2>
 <table id="hosts"><thead><tr><th>host</th><th class="num">requests</th>${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}<th class="num">saved</th><th class="num">interval</th><th>waits from</th><th class="num">sent before interval</th><th class="num">robots.txt versions</th></tr></thead><tbody>${hostRows || '<tr><td colspan="13" class="empty">No requests.</td></tr>'}</tbody></table>
 <h2>Timelines</h2>
-<p class="sub">One row per request, in start order. The bar is the request; the shaded band is the interval the host was given before the next request could start, coloured by where it came from. A dashed line marks a robots.txt change.</p>
+<p class="sub">One row per request, in start order. The bar is the request (outlined in red if it came too soon). The shaded band before it is the interval the host was given, counted from the end of the previous response and coloured by where it came from; a polite request starts at or after the band's end. A dashed line marks a robots.txt change.</p>
 ${legend()}
 ${timelines}
 <h2>Policy changes</h2>

@@ -1,0 +1,110 @@
+// `robots-gate report`: built from a real audit DIR (written by the SQLite sink), checked for its
+// contents, run through the CLI, and looked at in a real browser (screenshot in test-artifacts/).
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildReportHtml } from '../../src/report/html.js';
+import { loadCrawlRecord } from '../../src/report/load.js';
+import { SHA, T0, writeAuditFixture } from './audit-fixture.js';
+import { ARTIFACTS, launchChromium } from './browser.js';
+import { runCli } from './cli.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = writeAuditFixture();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('report', () => {
+  it('has the totals, the per-host table, the timelines, the policy change with its diff, and the blocked URLs', () => {
+    const html = buildReportHtml(loadCrawlRecord(dir), { title: 'fixture crawl', generatedAtMs: 0 });
+    const totals = html.slice(html.indexOf('id="totals"'), html.indexOf('<h2>Hosts'));
+    expect(totals).toContain('<b>10</b><span>requests</span>');
+    expect(totals).toContain('<b>3</b><span>blocked by robots.txt</span>');
+    expect(totals).toContain('<b>1</b><span>errors</span>');
+    expect(totals).toContain('<b>1</b><span>robots.txt changes</span>');
+    // Per-host rows: shop.example has 6 requests, 2 blocked, two robots.txt versions.
+    const shopRow = /<tr><td><a href="#host-shop\.example">shop\.example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
+    const cells = [...shopRow.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((m) => m[1]);
+    expect(cells.slice(0, 6)).toEqual(['6', '4', '2', '0', '0', '0']);
+    expect(cells.at(-1)).toBe('2');
+    expect(shopRow).toContain('crawl-delay ×5');
+    // The timeline shows each request against its interval, and the wait sources.
+    expect(html).toContain('aria-label="Timeline of 6 requests to shop.example');
+    expect(html).toContain('aria-label="Timeline of 4 requests to news.example');
+    expect(html).toMatch(/interval 300 ms \(backoff\)/);
+    expect(html).toMatch(/interval 100 ms \(floor\)/);
+    const newsRow = /<tr><td><a href="#host-news\.example">news\.example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
+    expect(newsRow).toContain('backoff ×1');
+    // The policy change: boundary time, hashes, and the added line in the diff.
+    const changes = html.slice(html.indexOf('id="changes"'));
+    expect(changes).toContain('2026-11-30T08:00:00.600Z');
+    expect(changes).toContain(SHA.shopV1.slice(0, 12));
+    expect(changes).toContain(SHA.shopV2.slice(0, 12));
+    expect(changes).toMatch(/<div class="added">.*?\+ Disallow: \/checkout<\/div>/);
+    // Blocked URLs with the deciding rule.
+    expect(html).toMatch(/https:\/\/shop\.example\/checkout<\/td><td>disallowed-by-rule<\/td><td class="num">3<\/td><td class="mono">\/checkout<\/td>/);
+    expect(html).toMatch(/https:\/\/news\.example\/drafts\/x<\/td><td>disallowed-by-rule<\/td><td class="num">2<\/td>/);
+  });
+
+  it('is self-contained: no scripts, no external resources', () => {
+    const html = buildReportHtml(loadCrawlRecord(dir));
+    expect(html).not.toMatch(/<script|<link|<img|@import|url\(/i);
+    expect(html).not.toMatch(/\s(src|href)="(https?:)?\/\//i);
+  });
+
+  it('flags a request sent before its interval had passed', () => {
+    const record = loadCrawlRecord(dir);
+    const contact = record.attempts.find((a) => a.url === 'https://shop.example/contact')!;
+    // /contact ended at +785 ms; with a 200 ms interval, a request at +845 is 60 ms after it: too soon.
+    const early = { ...contact, url: 'https://shop.example/too-soon', startedAt: new Date(T0 + 845).toISOString(), endedAt: new Date(T0 + 865).toISOString() };
+    const html = buildReportHtml({ ...record, attempts: [...record.attempts, early] });
+    const shopRow = /<tr><td><a href="#host-shop\.example">shop\.example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
+    expect(shopRow).toContain('<td class="num warn">1</td>');
+    expect(html).toContain('started 60 ms after the previous response: TOO SOON');
+    expect(buildReportHtml(record)).not.toContain('TOO SOON');
+  });
+
+  it('escapes what the crawl recorded', () => {
+    const record = loadCrawlRecord(dir);
+    const evil = { ...record.attempts[0]!, url: 'https://shop.example/<script>alert(1)</script>', outcome: 'blocked' as const };
+    const html = buildReportHtml({ ...record, attempts: [...record.attempts, evil] });
+    expect(html).not.toContain('<script>alert(1)');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('runs from the CLI: --html FILE writes the file; a DIR without an audit exits 1 with a message', async () => {
+    const out = path.join(os.tmpdir(), `rg-report-${process.pid}.html`);
+    const ok = await runCli(['report', dir, '--html', out]);
+    expect(ok.stderr).toContain(`wrote ${out}`);
+    expect(ok.code).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toContain('<h1>Crawl report</h1>');
+    expect(html).toContain('shop.example');
+    rmSync(out);
+    const stdout = await runCli(['report', dir]);
+    expect(stdout.code).toBe(0);
+    expect(stdout.stdout.startsWith('<!doctype html>')).toBe(true);
+    const empty = await runCli(['report', os.tmpdir() + '/definitely-not-a-crawl-dir']);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/robots-gate report: .*definitely-not-a-crawl-dir/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('renders in a browser (screenshot: test-artifacts/report.png)', async () => {
+    const file = path.join(ARTIFACTS, 'report.html');
+    const html = buildReportHtml(loadCrawlRecord(dir), { title: 'fixture crawl' });
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      await page.setContent(html);
+      expect(await page.locator('#hosts tbody tr').count()).toBe(2);
+      expect(await page.locator('svg[role=img]').count()).toBe(2);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'report.png'), fullPage: true });
+      void file;
+    } finally {
+      await browser.close();
+    }
+  });
+});
