@@ -295,7 +295,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       finalUrl: record.finalUrl,
       status: record.status,
       sha256: record.sha256,
-      fetchedAt: new Date(record.fetchedAt).toISOString(),
+      fetchedAt: new Date(record.bodyFetchedAt ?? record.fetchedAt).toISOString(),
       expiresAt: new Date(record.expiresAt).toISOString(),
       sitemaps: Object.freeze(robots ? [...robots.sitemaps] : []),
       ...(record.html ? { html: true } : {}),
@@ -325,7 +325,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       origin: after.origin,
       oldSha256: oldSha,
       newSha256: newSha,
-      at: new Date(after.stale ? Date.now() : after.fetchedAt).toISOString(),
+      at: new Date(after.fetchedAt).toISOString(),
       oldStatus: before.stale ? (before.lastStatus ?? before.status) : before.status,
       newStatus: after.stale ? (after.lastStatus ?? after.status) : after.status,
     };

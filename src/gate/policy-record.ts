@@ -38,13 +38,15 @@ export function recordFromFetch(
       ...(result.truncated ? { truncated: true } : {}),
     };
   }
-  const good = previous?.kind === 'parsed' && now - previous.fetchedAt < KEEP_GOOD_COPY_MS ? previous : undefined;
+  const bodyFetchedAt = previous?.bodyFetchedAt ?? previous?.fetchedAt ?? now;
+  const good = previous?.kind === 'parsed' && now - bodyFetchedAt < KEEP_GOOD_COPY_MS ? previous : undefined;
+  const kept = { stale: true, lastStatus: result.status, failures, fetchedAt: now, bodyFetchedAt };
   if (result.kind === 'unreachable') {
-    if (good) return { ...good, stale: true, vanished: false, lastStatus: result.status, failures, expiresAt: retryAt() };
+    if (good) return { ...good, ...kept, vanished: false, expiresAt: retryAt() };
     return { ...base, kind: 'unreachable', sha256: null, failures, expiresAt: retryAt() };
   }
   if (good && o.onVanished === 'keep-last') {
-    return { ...good, stale: true, vanished: true, lastStatus: result.status, failures, expiresAt: retryAt() };
+    return { ...good, ...kept, vanished: true, expiresAt: retryAt() };
   }
   const age = result.maxAgeMs === undefined ? o.maxAgeMs : Math.min(o.maxAgeMs, Math.max(result.maxAgeMs, o.minAgeMs));
   return {

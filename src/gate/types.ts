@@ -92,6 +92,9 @@ export interface GatePolicyRecord extends PolicyRecord {
   readonly vanished?: boolean;
   /** Status (or error code) of the latest fetch when it differs from the policy in force. */
   readonly lastStatus?: number | string;
+  /** For a stale record: when the kept body was received (ms since epoch). `fetchedAt` is then the
+   *  failed attempt, so a shared store sees a new record, and this is what the stamp shows. */
+  readonly bodyFetchedAt?: number;
   /** Consecutive failed fetches: the retry backoff grows with it. */
   readonly failures?: number;
   /** The body was longer than maxBytes; only the first maxBytes were kept. */
