@@ -1,24 +1,25 @@
-// The default DocumentTransport: plain HTTP through undici. Redirects are followed here, one hop
-// at a time, and each hop is put to the gate before a byte is sent to it, so a redirect into a
-// disallowed path (on any origin) is stopped like a direct request would be.
-import { request, type Dispatcher } from 'undici';
-import type { CrawlGate, DocumentTransport, Hop, TransportFetchOptions, TransportResult } from './types.js';
+// The default DocumentTransport: plain HTTP through the gate's own fetch, which follows redirects
+// hop by hop and puts each hop to the policy of its own origin before a byte is sent to it. This
+// transport only watches the hops (for the audit), bounds the time and size, and reads the body.
+import type { GateFetchInit } from '../gate/gated-fetch.js';
+import type { Decision } from '../gate/types.js';
+import type { DocumentTransport, Hop, TransportFetchOptions, TransportResult } from './types.js';
+
+/** The part of RobotsGate this transport uses. */
+export interface FetchingGate {
+  fetch(input: string, init?: GateFetchInit): Promise<Response>;
+  check(url: string): Promise<Decision>;
+}
 
 export interface HttpTransportOptions {
-  readonly gate: CrawlGate;
-  /** The exact User-Agent header sent (the gate's own). */
-  readonly userAgent: string;
-  /** Where requests go (e.g. the resolving agent of `--resolve`); undici's global one if unset. */
-  readonly dispatcher?: Dispatcher;
+  readonly gate: FetchingGate;
   /** Redirect hops followed at most after the first request. Default 5. */
   readonly maxRedirects?: number;
   /** Body bytes kept at most; the rest is not read. Default 10 MiB. */
   readonly maxBytes?: number;
-  /** Time for headers, and then between body chunks (ms). Default 30,000. */
+  /** Whole request, body included (ms). Default 30,000. */
   readonly timeoutMs?: number;
 }
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export class HttpTransport implements DocumentTransport {
   private readonly maxRedirects: number;
@@ -33,88 +34,94 @@ export class HttpTransport implements DocumentTransport {
 
   async fetch(url: string, options: TransportFetchOptions = {}): Promise<TransportResult> {
     const hops: Hop[] = [];
-    const seen = new Set<string>();
-    let next: string = url;
-    let decision = options.decision;
-    for (;;) {
-      // Each hop is decided by the policy of its own origin (RFC 9309 §2.2.2 applies to every
-      // URL requested; a redirect is a new request).
-      const d = decision ?? (await this.options.gate.check(next));
-      decision = undefined;
-      const startedAt = Date.now();
-      if (!d.allowed) {
-        hops.push({ url: next, decision: d, startedAt, endedAt: startedAt, status: null, headers: {}, location: null, blocked: true, error: null });
+    let hopStart = Date.now();
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const onHop: GateFetchInit['onHop'] = (h) => {
+      const now = Date.now();
+      hops.push({
+        url: h.url,
+        decision: h.decision,
+        startedAt: hopStart,
+        endedAt: now,
+        status: h.status ?? null,
+        headers: {},
+        location: h.location ?? null,
+        blocked: h.status === undefined,
+        error: null,
+      });
+      hopStart = now;
+    };
+    let res: Response;
+    try {
+      res = await this.options.gate.fetch(url, { onHop, maxRedirects: this.maxRedirects, signal, redirect: 'follow' });
+    } catch (err) {
+      const last = hops[hops.length - 1];
+      // Blocked (RobotsBlockedError: the hop is recorded) or the redirect limit reached after a
+      // 3xx: the fetch ends at that hop.
+      if (last && (last.blocked || (last.location !== null && isRedirectLimit(err)))) {
         return { hops, body: new Uint8Array(0), truncated: false };
       }
-      seen.add(next);
-      const sent = await this.send(next, options.signal);
-      const endedAt = Date.now();
-      const location =
-        sent.status !== null && REDIRECTS.has(sent.status) && sent.headers.location
-          ? safeResolve(sent.headers.location, next)
-          : null;
-      hops.push({ url: next, decision: d, startedAt, endedAt, status: sent.status, headers: sent.headers, location, blocked: false, error: sent.error });
-      if (location === null || hops.length > this.maxRedirects || seen.has(location) || !/^https?:/.test(location)) {
-        return { hops, body: sent.body, truncated: sent.truncated };
-      }
-      next = location;
-    }
-  }
-
-  private async send(
-    url: string,
-    signal: AbortSignal | undefined,
-  ): Promise<{ status: number | null; headers: Record<string, string>; body: Uint8Array; truncated: boolean; error: Hop['error'] }> {
-    try {
-      const res = await request(url, {
-        method: 'GET',
-        headers: { 'user-agent': this.options.userAgent, accept: '*/*' },
-        dispatcher: this.options.dispatcher,
-        signal,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let truncated = false;
-      for await (const chunk of res.body) {
-        const buf = chunk as Buffer;
-        if (size + buf.length > this.maxBytes) {
-          chunks.push(buf.subarray(0, this.maxBytes - size));
-          size = this.maxBytes;
-          truncated = true;
-          res.body.destroy();
-          break;
-        }
-        chunks.push(buf);
-        size += buf.length;
-      }
-      return { status: res.statusCode, headers, body: Buffer.concat(chunks, size), truncated, error: null };
-    } catch (err) {
-      const e = err as { code?: string; name?: string; message?: string };
-      return {
+      const failed = last?.location ?? url;
+      const decision = last === undefined && options.decision ? options.decision : await this.options.gate.check(failed);
+      hops.push({
+        url: failed,
+        decision,
+        startedAt: hopStart,
+        endedAt: Date.now(),
         status: null,
         headers: {},
-        body: new Uint8Array(0),
-        truncated: false,
-        error: { code: e.code ?? e.name ?? 'ERR_NETWORK', message: e.message ?? String(err) },
-      };
+        location: null,
+        blocked: false,
+        error: errorOf(err, timeout),
+      });
+      return { hops, body: new Uint8Array(0), truncated: false };
     }
+    const headers: Record<string, string> = {};
+    res.headers.forEach((v, k) => (headers[k] = v));
+    const { body, truncated, error } = await this.readBody(res, timeout);
+    const last = hops[hops.length - 1]!;
+    hops[hops.length - 1] = { ...last, endedAt: Date.now(), headers, error };
+    return { hops, body, truncated };
+  }
+
+  private async readBody(res: Response, timeout: AbortSignal): Promise<{ body: Uint8Array; truncated: boolean; error: Hop['error'] }> {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    let truncated = false;
+    if (res.body === null) return { body: new Uint8Array(0), truncated, error: null };
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (size + value.byteLength > this.maxBytes) {
+          chunks.push(value.subarray(0, this.maxBytes - size));
+          size = this.maxBytes;
+          truncated = true;
+          await reader.cancel();
+          break;
+        }
+        chunks.push(value);
+        size += value.byteLength;
+      }
+    } catch (err) {
+      return { body: Buffer.concat(chunks, size), truncated: true, error: errorOf(err, timeout) };
+    }
+    return { body: Buffer.concat(chunks, size), truncated, error: null };
   }
 
   async close(): Promise<void> {}
 }
 
-function safeResolve(location: string, base: string): string | null {
-  try {
-    const u = new URL(location, base);
-    u.hash = '';
-    return u.href;
-  } catch {
-    return null;
-  }
+function isRedirectLimit(err: unknown): boolean {
+  return err instanceof TypeError && /too many redirects/.test(err.message);
+}
+
+function errorOf(err: unknown, timeout: AbortSignal): { code: string; message: string } {
+  if (timeout.aborted) return { code: 'ETIMEDOUT', message: 'no complete response within the time limit' };
+  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.cause?.code ?? e.code ?? e.name ?? 'ERR_NETWORK';
+  const message = e.cause?.message ?? e.message ?? String(err);
+  return { code, message };
 }

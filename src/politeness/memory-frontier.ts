@@ -157,8 +157,10 @@ export class MemoryFrontier implements Frontier {
     if (!h || h.busy !== token) return; // a stale or doubled release: the host is not ours to free
     h.busy = undefined;
     this.inFlight--;
-    h.lastEndedAt = endedAt;
-    h.jitterFactor = 1 + this.random() * this.jitter;
+    if (!options?.notSent) {
+      h.lastEndedAt = endedAt;
+      h.jitterFactor = 1 + this.random() * this.jitter;
+    }
     if (options?.notBefore !== undefined && options.notBefore > h.notBefore) h.notBefore = options.notBefore;
     const { url, attempt } = taken.item;
     if (retry) {

@@ -48,6 +48,9 @@ export type TakeResult =
 export interface ReleaseOptions {
   /** Push the host's next slot at least to this time (ms since epoch): a Retry-After back-off. */
   readonly notBefore?: number;
+  /** Nothing was sent to the host (the URL was blocked or skipped): its interval keeps running
+   *  from the previous response, so a refusal costs the host no extra wait. */
+  readonly notSent?: boolean;
 }
 
 export interface FailOptions extends ReleaseOptions {

@@ -1,0 +1,198 @@
+// `robots-gate audit DIR`: read a crawl's audit (every audit*.sqlite in DIR as one): runs, hosts,
+// a host's timeline, blocked URLs with their rule, policy changes, and --verify, which re-checks
+// every stamp against the stored policy text.
+import { createHash } from 'node:crypto';
+import { Command } from 'commander';
+import { openAudit, type AuditReader } from '../audit/reader.js';
+import { parseRobotsTxt, productToken } from '../parser/index.js';
+import type { RobotsTxt } from '../parser/types.js';
+
+/** Exit codes, as `--help` documents them. */
+export const AUDIT_EXIT = { ok: 0, verifyFailed: 1, usage: 2, unreadable: 3 } as const;
+
+interface AuditCliOptions {
+  json?: boolean;
+  host?: string;
+  blocked?: boolean;
+  changes?: boolean;
+  verify?: boolean;
+  limit: string;
+}
+
+export function auditCommand(): Command {
+  return new Command('audit')
+    .description("read a crawl's audit: runs and hosts; or one host's timeline, the blocked URLs, the policy changes; --verify re-checks every stamp")
+    .argument('<dir>', "the crawl's --out DIR (every audit*.sqlite in it is read as one), or one .sqlite file")
+    .option('--host <host>', "one host's timeline: attempts and policy changes in time order")
+    .option('--blocked', 'blocked URLs with the deciding rule and the policy that had it')
+    .option('--changes', 'robots.txt changes seen during the runs (old and new sha256, boundary time)')
+    .option('--verify', 'check every attempt stamp: its policy text is stored, and re-deciding blocked URLs from that text gives the same rule')
+    .option('--limit <n>', 'rows shown at most in lists', '50')
+    .option('--json', 'one JSON object a line on stdout')
+    .addHelpText(
+      'after',
+      `
+Exit codes:
+  0  read (and, with --verify, every stamp checks out)
+  1  --verify found a stamp that does not check out
+  2  bad usage
+  3  DIR holds no readable audit`,
+    )
+    .action((dir: string, opts: AuditCliOptions) => {
+      process.exitCode = runAudit(dir, opts);
+    });
+}
+
+const out = (s: string) => process.stdout.write(s + '\n');
+
+function table(rows: (string | number | null)[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '-').length)));
+  return rows
+    .map((r) => r.map((c, i) => (typeof c === 'number' ? String(c).padStart(widths[i]!) : String(c ?? '-').padEnd(widths[i]!))).join('  ').trimEnd())
+    .join('\n');
+}
+
+function runAudit(dir: string, opts: AuditCliOptions): number {
+  const limit = Number(opts.limit);
+  if (!Number.isInteger(limit) || limit < 1) {
+    process.stderr.write(`robots-gate audit: --limit must be a whole number >= 1, got ${JSON.stringify(opts.limit)}\n`);
+    return AUDIT_EXIT.usage;
+  }
+  let reader: AuditReader;
+  try {
+    reader = openAudit(dir);
+  } catch (err) {
+    process.stderr.write(`robots-gate audit: ${(err as Error).message}\n`);
+    return AUDIT_EXIT.unreadable;
+  }
+  try {
+    if (opts.verify) return verify(reader, opts);
+    if (opts.host) {
+      const entries = reader.timeline(opts.host);
+      if (opts.json) for (const e of entries) out(JSON.stringify(e));
+      else {
+        out(`timeline of ${opts.host} (${entries.length} entries)`);
+        for (const e of entries.slice(0, limit)) {
+          if (e.type === 'policy-change') out(`${e.at}  POLICY CHANGE  ${e.oldSha256?.slice(0, 12) ?? 'none'} -> ${e.newSha256?.slice(0, 12) ?? 'none'}`);
+          else
+            out(
+              `${e.startedAt}  ${e.outcome.padEnd(10)} ${String(e.status ?? '-').padStart(3)}  ${e.url}  ${e.reason}` +
+                `${e.ruleLine ? ` (line ${e.ruleLine}: ${e.rulePattern})` : ''}  policy ${e.policySha256?.slice(0, 12) ?? '-'}` +
+                `${e.intervalMs !== null ? `  after ${e.intervalMs} ms (${e.waitReason})` : ''}`,
+            );
+        }
+      }
+      return AUDIT_EXIT.ok;
+    }
+    if (opts.blocked) {
+      const rows = reader.blocked();
+      if (opts.json) for (const r of rows) out(JSON.stringify(r));
+      else
+        out(
+          table([
+            ['url', 'reason', 'line', 'rule', 'policy', 'at'],
+            ...rows.slice(0, limit).map((r) => [r.url, r.reason, r.ruleLine, r.rulePattern, r.policySha256?.slice(0, 12) ?? null, r.startedAt]),
+          ]),
+        );
+      return AUDIT_EXIT.ok;
+    }
+    if (opts.changes) {
+      const rows = reader.policyChanges();
+      if (opts.json) for (const r of rows) out(JSON.stringify(r));
+      else if (rows.length === 0) out('no robots.txt changed during the runs');
+      else out(table([['origin', 'old sha256', 'new sha256', 'at'], ...rows.map((r) => [r.origin, r.oldSha256, r.newSha256, r.at])]));
+      return AUDIT_EXIT.ok;
+    }
+    const runs = reader.runs();
+    const hosts = reader.hosts();
+    if (opts.json) {
+      for (const r of runs) out(JSON.stringify({ type: 'run', ...r }));
+      for (const h of hosts) out(JSON.stringify({ type: 'host', ...h }));
+      return AUDIT_EXIT.ok;
+    }
+    out(`audit of ${dir}: ${reader.files.join(', ')}`);
+    out('');
+    out(
+      table([
+        ['run', 'worker', 'started', 'status', 'rows', 'fetched', 'blocked', 'skipped', 'error', 'resumes'],
+        ...runs.map((r) => [
+          r.runId,
+          r.worker,
+          r.startedAt,
+          r.status,
+          r.attempts,
+          (r.outcomes.fetched ?? 0) + (r.outcomes.overridden ?? 0),
+          r.outcomes.blocked ?? 0,
+          r.outcomes.skipped ?? 0,
+          r.outcomes.error ?? 0,
+          r.resumeOf,
+        ]),
+      ]),
+    );
+    out('');
+    out(
+      table([
+        ['host', 'rows', 'fetched', 'blocked', 'skipped', 'error', 'policies', 'max interval'],
+        ...hosts
+          .slice(0, limit)
+          .map((h) => [
+            h.host || '(invalid input)',
+            h.attempts,
+            (h.outcomes.fetched ?? 0) + (h.outcomes.overridden ?? 0),
+            h.outcomes.blocked ?? 0,
+            h.outcomes.skipped ?? 0,
+            h.outcomes.error ?? 0,
+            h.policyVersions,
+            h.maxIntervalMs !== null ? `${h.maxIntervalMs} ms (${h.maxIntervalReason})` : null,
+          ]),
+      ]),
+    );
+    return AUDIT_EXIT.ok;
+  } finally {
+    reader.close();
+  }
+}
+
+/** Every stamped attempt's policy is stored; the stored text hashes to its key (when the body was
+ *  UTF-8, so the text is the bytes); a blocked URL re-decided from that text is blocked again by
+ *  the same line. */
+function verify(reader: AuditReader, opts: AuditCliOptions): number {
+  const runs = new Map(reader.runs().map((r) => [r.runId, r.userAgent]));
+  const parsed = new Map<string, RobotsTxt | null>();
+  const hashOk = new Map<string, boolean>();
+  let checked = 0;
+  const problems: { url: string; problem: string }[] = [];
+  for (const a of reader.attempts()) {
+    if (a.policySha256 === null) continue;
+    checked++;
+    let robots = parsed.get(a.policySha256);
+    if (robots === undefined) {
+      const p = reader.policy(a.policySha256);
+      robots = p ? parseRobotsTxt(p.body, { url: p.finalUrl }) : null;
+      parsed.set(a.policySha256, robots);
+      if (p) hashOk.set(a.policySha256, createHash('sha256').update(p.body, 'utf8').digest('hex') === p.sha256);
+    }
+    if (robots === null) {
+      problems.push({ url: a.url, problem: `policy ${a.policySha256} is not stored` });
+      continue;
+    }
+    if (a.outcome === 'blocked' && a.reason === 'disallowed-by-rule') {
+      const ua = runs.get(a.runId);
+      if (!ua) continue;
+      const m = robots.check(a.url, productToken(ua));
+      if (m.allowed || m.rule?.line !== a.ruleLine) {
+        problems.push({ url: a.url, problem: `re-deciding from the stored text gives ${m.allowed ? 'allowed' : `line ${m.rule?.line}`}, the row says line ${a.ruleLine}` });
+      }
+    }
+  }
+  const texts = [...hashOk.values()];
+  const exact = texts.filter(Boolean).length;
+  if (opts.json) {
+    out(JSON.stringify({ type: 'verify', stampsChecked: checked, policies: texts.length, textsHashExact: exact, problems }));
+  } else {
+    out(`${checked} stamped attempts checked against ${texts.length} stored policies; ${exact} texts re-hash to their key exactly (the others were not UTF-8 on the wire)`);
+    for (const p of problems.slice(0, 50)) out(`PROBLEM  ${p.url}: ${p.problem}`);
+    out(problems.length ? `${problems.length} problems` : 'every stamp checks out');
+  }
+  return problems.length ? AUDIT_EXIT.verifyFailed : AUDIT_EXIT.ok;
+}

@@ -1,0 +1,62 @@
+// Progress of a crawl on stderr: a bar on a terminal, else a plain line every few seconds (logs
+// and CI keep readable history). Never on stdout: stdout carries results.
+import cliProgress from 'cli-progress';
+import type { CrawlJob } from '../crawl/crawl-job.js';
+import type { Frontier } from '../politeness/types.js';
+
+export interface ProgressReporter {
+  stop(): void;
+}
+
+const secs = (ms: number) => (ms >= 90_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`);
+
+/** Start reporting `total` URLs' progress. `intervalMs`: between plain lines (non-TTY). */
+export function startProgress(job: CrawlJob, frontier: Frontier, total: number, intervalMs: number): ProgressReporter {
+  const tty = process.stderr.isTTY === true;
+  let bar: cliProgress.SingleBar | undefined;
+  if (tty) {
+    bar = new cliProgress.SingleBar(
+      {
+        stream: process.stderr,
+        format: 'crawl [{bar}] {value}/{total} | blocked {blocked} | queued {queued} | hosts waiting {waiting} | ETA {eta}',
+        hideCursor: true,
+        clearOnComplete: false,
+        barsize: 24,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0, { blocked: 0, queued: total, waiting: 0, eta: '?' });
+  }
+  let busy = false;
+  const tick = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const s = job.stats();
+      const c = await frontier.counts();
+      const done = Object.values(s.outcomes).reduce((a, b) => a + b, 0);
+      if (bar) bar.update(done, { blocked: s.outcomes.blocked, queued: c.queued, waiting: c.hostsWaiting, eta: secs(s.etaMs) });
+      else
+        process.stderr.write(
+          `progress: ${done}/${total} done, ${s.outcomes.blocked} blocked, ${c.queued} queued, ${c.inFlight} in flight, ` +
+            `${c.hostsWaiting} hosts waiting on their delay, ETA ~${secs(s.etaMs)} (politeness bound)\n`,
+        );
+    } catch {
+      // Progress is best effort; the crawl reports its own errors.
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), tty ? 250 : intervalMs);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      if (bar) {
+        const s = job.stats();
+        bar.update(Object.values(s.outcomes).reduce((a, b) => a + b, 0));
+        bar.stop();
+      }
+    },
+  };
+}

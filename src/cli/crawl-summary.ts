@@ -1,0 +1,94 @@
+// The table printed when a crawl ends: counts per outcome, the hosts most blocked, the slowest
+// hosts and why they were slow.
+import type { CrawlStats, HostStats } from '../crawl/crawl-job.js';
+
+function table(rows: (string | number)[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '').length)));
+  return rows
+    .map((r) => r.map((c, i) => (typeof c === 'number' ? String(c).padStart(widths[i]!) : String(c).padEnd(widths[i]!))).join('  ').trimEnd())
+    .join('\n');
+}
+
+function why(h: HostStats): string {
+  if (h.skippedBecause) return `skipped: ${h.skippedBecause}`;
+  if (h.maxIntervalReason === 'crawl-delay') return `Crawl-delay ${h.crawlDelaySeconds} s`;
+  if (h.maxIntervalReason === 'override') return 'under override';
+  if (h.maxIntervalReason === 'backoff') return 'backed off (429/503, Retry-After)';
+  if (h.maxIntervalReason === 'floor') return 'the --min-interval floor';
+  return '-';
+}
+
+/** Plain-text summary for a person. */
+export function formatSummary(stats: CrawlStats, runId: string, elapsedMs: number, invalid: number): string {
+  const out: string[] = [];
+  const o = stats.outcomes;
+  const total = Object.values(o).reduce((a, b) => a + b, 0);
+  out.push(`crawl ${runId}: ${total} URLs settled in ${(elapsedMs / 1000).toFixed(1)} s, ${stats.attempts} audit rows, ${stats.policyChanges} policy changes`);
+  out.push('');
+  out.push(
+    table([
+      ['outcome', 'URLs'],
+      ['fetched', o.fetched],
+      ['overridden', o.overridden],
+      ['blocked', o.blocked],
+      ['skipped', o.skipped],
+      ['error', o.error],
+      ...(invalid ? [['(invalid lines, in skipped)', invalid] as (string | number)[]] : []),
+    ]),
+  );
+  const hosts = [...stats.hosts.values()];
+  const blocked = hosts.filter((h) => (h.outcomes.blocked ?? 0) > 0).sort((a, b) => (b.outcomes.blocked ?? 0) - (a.outcomes.blocked ?? 0));
+  if (blocked.length) {
+    out.push('', 'hosts most blocked');
+    out.push(
+      table([
+        ['host', 'blocked', 'of'],
+        ...blocked.slice(0, 5).map((h) => [h.host, h.outcomes.blocked ?? 0, Object.values(h.outcomes).reduce((a, b) => a + (b ?? 0), 0)]),
+      ]),
+    );
+  }
+  const slow = hosts
+    .map((h) => ({ h, ms: h.firstAt !== undefined && h.lastAt !== undefined ? h.lastAt - h.firstAt : 0 }))
+    .filter((x) => x.ms > 0 || x.h.skippedBecause)
+    .sort((a, b) => b.ms - a.ms);
+  if (slow.length) {
+    out.push('', 'slowest hosts');
+    out.push(
+      table([
+        ['host', 'URLs', 'time', 'interval', 'why'],
+        ...slow.slice(0, 5).map(({ h, ms }) => [
+          h.host,
+          Object.values(h.outcomes).reduce((a, b) => a + (b ?? 0), 0),
+          `${(ms / 1000).toFixed(1)} s`,
+          h.maxIntervalMs ? `${h.maxIntervalMs} ms` : '-',
+          why(h),
+        ]),
+      ]),
+    );
+  }
+  return out.join('\n') + '\n';
+}
+
+/** The summary as one JSON object (`--json`). */
+export function summaryObject(stats: CrawlStats, runId: string, elapsedMs: number, invalid: number, status: string): object {
+  return {
+    type: 'summary',
+    runId,
+    status,
+    elapsedMs,
+    outcomes: stats.outcomes,
+    attempts: stats.attempts,
+    invalidLines: invalid,
+    policyChanges: stats.policyChanges,
+    bytes: stats.bytes,
+    hosts: [...stats.hosts.values()].map((h) => ({
+      host: h.host,
+      outcomes: h.outcomes,
+      crawlDelaySeconds: h.crawlDelaySeconds ?? null,
+      maxIntervalMs: h.maxIntervalMs || null,
+      maxIntervalReason: h.maxIntervalReason,
+      elapsedMs: h.firstAt !== undefined && h.lastAt !== undefined ? h.lastAt - h.firstAt : null,
+      skipped: h.skippedBecause ?? null,
+    })),
+  };
+}

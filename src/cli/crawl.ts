@@ -1,0 +1,364 @@
+// `robots-gate crawl FILE|- --user-agent UA --out DIR`: a polite, audited crawl of a URL list.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { AuditWriteError } from '../audit/errors.js';
+import { JsonlAuditSink } from '../audit/jsonl-sink.js';
+import { auditFiles, openAudit } from '../audit/reader.js';
+import { SqliteAuditSink } from '../audit/sqlite-sink.js';
+import { TeeAuditSink } from '../audit/tee-sink.js';
+import type { AttemptRow, AuditSink } from '../audit/types.js';
+import { CrawlJob } from '../crawl/crawl-job.js';
+import { OutputWriteError } from '../crawl/document-store.js';
+import { HttpTransport } from '../crawl/http-transport.js';
+import { readUrlList } from '../crawl/url-list.js';
+import { RobotsGate } from '../gate/gate.js';
+import { MemoryFrontier } from '../politeness/memory-frontier.js';
+import type { Frontier, FrontierOptions } from '../politeness/types.js';
+import type { PolicyStore } from '../stores/types.js';
+import { startProgress } from './crawl-progress.js';
+import { formatSummary, summaryObject } from './crawl-summary.js';
+
+/** Exit codes, as `--help` documents them. */
+export const CRAWL_EXIT = {
+  ok: 0,
+  /** Completed, but some URLs ended in error or some input lines were not URLs. */
+  problems: 1,
+  usage: 2,
+  audit: 3,
+  output: 4,
+  redis: 5,
+  interrupted: 130,
+} as const;
+
+interface CrawlCliOptions {
+  userAgent: string;
+  out: string;
+  concurrency: string;
+  minInterval: string;
+  maxCrawlDelay: string;
+  clampCrawlDelay?: boolean;
+  override: string[];
+  overrideInterval?: string;
+  resolve: string[];
+  recheckAfter?: string;
+  resume?: boolean;
+  auditJsonl?: string;
+  json?: boolean;
+  timeout: string;
+  progressInterval: string;
+  redis?: string;
+  run?: string;
+  worker?: string;
+}
+
+const collect = (v: string, acc: string[]) => [...acc, v];
+
+class UsageError extends Error {}
+
+function count(name: string, raw: string | undefined, min: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < min) throw new UsageError(`${name} must be a number >= ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export function crawlCommand(): Command {
+  return new Command('crawl')
+    .description('fetch every URL of a list that robots.txt allows, as fast as each site allows and no faster, with an audit of every attempt')
+    .argument('<file>', 'URL list, one a line (blank lines and # comments skipped); - for stdin')
+    .requiredOption('--user-agent <ua>', 'the User-Agent sent; rules match its product token (e.g. "MyBot/1.0 (+https://example.com/bot)")')
+    .requiredOption('--out <dir>', 'where documents and audit.sqlite go')
+    .option('--concurrency <n>', 'requests in flight at most, over all hosts', '16')
+    .option('--min-interval <ms>', 'floor between two requests to one host, in ms (plus up to 20 % jitter)', '2000')
+    .option('--max-crawl-delay <s>', 'a Crawl-delay over this many seconds skips the host', '60')
+    .option('--clamp-crawl-delay', 'keep hosts whose Crawl-delay is over the maximum, at the maximum')
+    .option('--override <host>', 'fetch this host even where robots.txt disallows (documented right only); repeatable', collect, [])
+    .option('--override-interval <ms>', 'interval for a host under override, in ms (default: env ROBOTS_OVERRIDE_INTERVAL_MS, else 10000)')
+    .option('--resolve <host:port:addr>', 'connect HOST:PORT to ADDR instead (curl convention); repeatable', collect, [])
+    .option('--recheck-after <ms>', "refetch a host's robots.txt after this many ms (default 24 h)")
+    .option('--resume', 'continue the crawl recorded in --out, skipping URLs already settled')
+    .option('--audit-jsonl <file>', 'also stream the audit rows to FILE as JSON lines')
+    .option('--json', 'one JSON object a line on stdout: each attempt, then a summary')
+    .option('--timeout <ms>', 'time allowed for one document request, in ms', '30000')
+    .addOption(new Option('--progress-interval <ms>', 'between plain progress lines when stderr is not a terminal').default('5000').hideHelp())
+    .option('--redis <url>', 'share the frontier, policies and per-host rate with other workers through Redis')
+    .option('--run <name>', 'with --redis: the run name the workers share')
+    .option('--worker <name>', 'with --redis: this worker\'s name (its audit is DIR/audit-<worker>.sqlite)')
+    .addHelpText(
+      'after',
+      `
+Exit codes:
+  0    completed: every URL fetched, blocked or skipped as its robots.txt says
+  1    completed, but some URLs ended in error (network, 5xx) or some input lines were not URLs
+  2    bad usage: a missing or unreadable FILE, a bad option value, no URL in the input
+  3    the audit cannot be written (read-only DIR, disk full): rows written before are intact
+  4    documents cannot be saved under --out (read-only, disk full)
+  5    Redis unreachable (with --redis)
+  130  interrupted (SIGINT/SIGTERM): rows written are intact; --resume continues`,
+    )
+    .action(async (file: string, opts: CrawlCliOptions) => {
+      process.exitCode = await runCrawl(file, opts);
+    });
+}
+
+const say = (s: string) => process.stderr.write(`robots-gate crawl: ${s}\n`);
+
+async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
+  let concurrency: number, minIntervalMs: number, maxCrawlDelaySeconds: number, timeoutMs: number, progressMs: number;
+  let recheckAfterMs: number | undefined, overrideIntervalMs: number | undefined;
+  try {
+    concurrency = count('--concurrency', opts.concurrency, 1)!;
+    minIntervalMs = count('--min-interval', opts.minInterval, 0)!;
+    maxCrawlDelaySeconds = count('--max-crawl-delay', opts.maxCrawlDelay, 0)!;
+    timeoutMs = count('--timeout', opts.timeout, 1)!;
+    progressMs = count('--progress-interval', opts.progressInterval, 10)!;
+    recheckAfterMs = count('--recheck-after', opts.recheckAfter, 0);
+    overrideIntervalMs = count('--override-interval', opts.overrideInterval, 0);
+    if (opts.redis && !opts.run) throw new UsageError('--redis needs --run NAME (the name the workers share)');
+  } catch (err) {
+    say((err as Error).message);
+    return CRAWL_EXIT.usage;
+  }
+
+  // The output directory: created if missing, and it must be writable.
+  const outDir = path.resolve(opts.out);
+  try {
+    fs.mkdirSync(outDir, { recursive: true });
+    fs.accessSync(outDir, fs.constants.W_OK);
+  } catch (err) {
+    say(`cannot write to --out ${outDir}: ${(err as Error).message}`);
+    return CRAWL_EXIT.output;
+  }
+
+  let list;
+  try {
+    list = await readUrlList(file);
+  } catch (err) {
+    say(`cannot read the URL list ${file}: ${(err as Error).message}`);
+    return CRAWL_EXIT.usage;
+  }
+  for (const bad of list.invalid.slice(0, 10)) say(`line ${bad.line}: ${bad.message} (skipped)`);
+  if (list.invalid.length > 10) say(`… and ${list.invalid.length - 10} more lines that are not URLs (all in the audit)`);
+  if (list.urls.length === 0) {
+    say(`no URL to crawl in ${file} (${list.invalid.length} lines were not http(s) URLs)`);
+    return CRAWL_EXIT.usage;
+  }
+
+  // What a previous run settled (--resume), read before this run appends.
+  const auditName = opts.worker ? `audit-${opts.worker.replace(/[^A-Za-z0-9_.-]/g, '_')}.sqlite` : 'audit.sqlite';
+  let done = new Set<string>();
+  let resumeOf: string | null = null;
+  if (opts.resume) {
+    if (auditFiles(outDir).length === 0) say(`nothing to resume in ${outDir}: starting afresh`);
+    else {
+      try {
+        const reader = openAudit(outDir);
+        done = reader.doneUrls();
+        resumeOf = reader.runs().at(-1)?.runId ?? null;
+        reader.close();
+      } catch (err) {
+        say(`cannot read the audit to resume from: ${(err as Error).message}`);
+        return CRAWL_EXIT.audit;
+      }
+    }
+  }
+
+  let audit: AuditSink;
+  const sinks: AuditSink[] = [];
+  try {
+    sinks.push(new SqliteAuditSink(path.join(outDir, auditName)));
+    if (opts.auditJsonl) sinks.push(new JsonlAuditSink(opts.auditJsonl));
+  } catch (err) {
+    for (const s of sinks) s.close();
+    say((err as Error).message);
+    return CRAWL_EXIT.audit;
+  }
+  if (opts.json) sinks.push(new StdoutAttemptSink());
+  audit = sinks.length === 1 ? sinks[0]! : new TeeAuditSink(sinks);
+
+  let fleet: { frontier: Frontier; store: PolicyStore; close(): Promise<void> } | undefined;
+  let gate: RobotsGate | undefined;
+  try {
+    const frontierOptions: FrontierOptions = { minIntervalMs, concurrency, overrideIntervalMs };
+    if (opts.redis) {
+      try {
+        fleet = await openFleet(opts.redis, opts.run!, opts.worker ?? `${process.pid}`, frontierOptions);
+      } catch (err) {
+        say((err as Error).message);
+        return CRAWL_EXIT.redis;
+      }
+    }
+    try {
+      gate = new RobotsGate({
+        userAgent: opts.userAgent,
+        resolve: opts.resolve,
+        ...(recheckAfterMs !== undefined ? { maxAgeMs: recheckAfterMs, minAgeMs: Math.min(recheckAfterMs, 60_000) } : {}),
+        ...(opts.override.length ? { override: opts.override } : {}),
+        ...(overrideIntervalMs !== undefined ? { overrideIntervalMs } : {}),
+        ...(fleet ? { store: fleet.store } : {}),
+      });
+    } catch (err) {
+      say((err as Error).message);
+      return CRAWL_EXIT.usage;
+    }
+    const frontier = fleet?.frontier ?? new MemoryFrontier({ ...frontierOptions, overrideIntervalMs: gate.overrideIntervalMs });
+    const transport = new HttpTransport({ gate, timeoutMs });
+    const controller = new AbortController();
+    const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+    const job = new CrawlJob({
+      gate,
+      frontier,
+      transport,
+      audit,
+      outDir,
+      runId,
+      maxCrawlDelaySeconds,
+      clampCrawlDelay: !!opts.clampCrawlDelay,
+      overrideIntervalMs: gate.overrideIntervalMs,
+      signal: controller.signal,
+    });
+
+    try {
+      audit.recordRun?.({
+        runId,
+        startedAt: new Date().toISOString(),
+        userAgent: opts.userAgent,
+        options: {
+          file,
+          concurrency,
+          minIntervalMs,
+          maxCrawlDelaySeconds,
+          clampCrawlDelay: !!opts.clampCrawlDelay,
+          override: opts.override,
+          overrideIntervalMs: gate.overrideIntervalMs,
+          recheckAfterMs: recheckAfterMs ?? null,
+          resolve: opts.resolve,
+          resume: !!opts.resume,
+          run: opts.run ?? null,
+        },
+        resumeOf,
+        worker: opts.worker ?? null,
+      });
+      for (const bad of list.invalid) job.recordInvalid(bad.text, bad.reason, bad.message);
+    } catch (err) {
+      say((err as Error).message);
+      return CRAWL_EXIT.audit;
+    }
+
+    const todo = list.urls.filter((u) => !done.has(u.url));
+    if (opts.resume && done.size) say(`resuming: ${list.urls.length - todo.length} URLs already settled, ${todo.length} to go`);
+    await frontier.add(todo);
+    job.expect(todo, minIntervalMs);
+
+    let interrupts = 0;
+    const onSignal = () => {
+      interrupts++;
+      if (interrupts > 1) process.exit(CRAWL_EXIT.interrupted);
+      say('stopping: finishing the requests in flight (again to quit at once; --resume continues)');
+      controller.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const progress = startProgress(job, frontier, todo.length, progressMs);
+    const started = Date.now();
+    let status: 'completed' | 'interrupted' | 'failed' = 'failed';
+    let failure: unknown;
+    try {
+      status = (await job.run()).status;
+    } catch (err) {
+      failure = err;
+    } finally {
+      progress.stop();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    const stats = job.stats();
+    const elapsed = Date.now() - started;
+    try {
+      audit.recordRunEnd?.({
+        runId,
+        endedAt: new Date().toISOString(),
+        status,
+        counts: stats.outcomes,
+        error: failure === undefined ? null : String((failure as Error).message ?? failure),
+      });
+    } catch {
+      // The audit failing is already the failure being reported (or will be, below).
+    }
+    if (opts.json) writeStdout(JSON.stringify(summaryObject(stats, runId, elapsed, list.invalid.length, status)) + '\n');
+    else writeStdout(formatSummary(stats, runId, elapsed, list.invalid.length));
+    if (failure !== undefined) {
+      say((failure as Error).message ?? String(failure));
+      if (failure instanceof AuditWriteError) return CRAWL_EXIT.audit;
+      if (failure instanceof OutputWriteError) return CRAWL_EXIT.output;
+      return CRAWL_EXIT.problems;
+    }
+    if (status === 'interrupted') return CRAWL_EXIT.interrupted;
+    return stats.outcomes.error > 0 || list.invalid.length > 0 ? CRAWL_EXIT.problems : CRAWL_EXIT.ok;
+  } finally {
+    try {
+      audit.close();
+    } catch {
+      // Closing cannot lose committed rows.
+    }
+    await gate?.close().catch(() => {});
+    await fleet?.close().catch(() => {});
+  }
+}
+
+function writeStdout(s: string): void {
+  try {
+    fs.writeSync(1, s);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EPIPE') throw err;
+  }
+}
+
+/** `--json`: each attempt row as a line on stdout, as it is written. */
+class StdoutAttemptSink implements AuditSink {
+  recordAttempt(row: AttemptRow): void {
+    writeStdout(JSON.stringify({ type: 'attempt', ...row }) + '\n');
+  }
+  recordPolicy(): void {}
+  recordPolicyChange(): void {}
+  close(): void {}
+}
+
+/**
+ * The fleet seam: with `--redis`, the policy store comes from stores/redis and the frontier from
+ * politeness/redis-frontier (module `createRedisFrontier(connection, { prefix, ...options })`).
+ * @throws Error with a clear message when Redis is unreachable or the frontier is missing.
+ */
+async function openFleet(
+  url: string,
+  run: string,
+  worker: string,
+  options: FrontierOptions,
+): Promise<{ frontier: Frontier; store: PolicyStore; close(): Promise<void> }> {
+  const { createRedisStores } = await import('../stores/redis.js');
+  const prefix = `robots-gate:${run}:`;
+  const stores = await createRedisStores(url, { prefix });
+  const modulePath = '../politeness/redis-frontier.js';
+  let mod: { createRedisFrontier?: (connection: unknown, o: FrontierOptions & { prefix: string; worker: string }) => Frontier | Promise<Frontier> };
+  try {
+    mod = (await import(modulePath)) as typeof mod;
+  } catch {
+    await stores.close();
+    throw new Error('this build has no shared (Redis) frontier: --redis is not available');
+  }
+  if (!mod.createRedisFrontier) {
+    await stores.close();
+    throw new Error('this build has no shared (Redis) frontier: --redis is not available');
+  }
+  const frontier = await mod.createRedisFrontier(stores.connection, { ...options, prefix, worker });
+  return {
+    frontier,
+    store: stores.store,
+    close: async () => {
+      await frontier.close();
+      await stores.close();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// The `robots-gate` command. Each command lives in its own file and exports a factory; adding one
+// is one import and one addCommand line.
+import { Command, type CommanderError } from 'commander';
+import { auditCommand } from './audit.js';
+import { checkCommand } from './check.js';
+import { crawlCommand } from './crawl.js';
+import { explainCommand } from './explain.js';
+import { lintCommand } from './lint.js';
+import { reportCommand } from './report.js';
+import { serveCommand } from './serve.js';
+
+const program = new Command('robots-gate')
+  .description('RFC 9309 robots.txt for crawlers: check, explain, crawl politely, and audit every fetch')
+  .version('0.1.0');
+
+program.addCommand(checkCommand());
+program.addCommand(explainCommand());
+program.addCommand(crawlCommand());
+program.addCommand(auditCommand());
+program.addCommand(lintCommand());
+program.addCommand(serveCommand());
+program.addCommand(reportCommand());
+
+// Usage errors (unknown option, missing argument) exit 2 in every command, as their --help says.
+const onExit = (err: CommanderError) => {
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
+  process.exit(2);
+};
+for (const c of [program, ...program.commands]) c.exitOverride(onExit).showHelpAfterError();
+
+await program.parseAsync(process.argv);

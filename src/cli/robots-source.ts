@@ -1,0 +1,47 @@
+// Where `check` and `explain` get a robots.txt: a local FILE for every URL, or each URL's own
+// origin through the gate (which also gives the body, from its 'policy' event).
+import fs from 'node:fs/promises';
+import { RobotsGate } from '../gate/gate.js';
+import type { Decision } from '../gate/types.js';
+import { parseRobotsTxt } from '../parser/index.js';
+import type { RobotsTxt } from '../parser/types.js';
+import type { PolicyRecord } from '../stores/types.js';
+
+/** Bytes read from a --robots-file at most (the parser keeps 500 KiB and reports the rest). */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
+export async function readRobotsFile(file: string): Promise<{ text: Uint8Array; robots: RobotsTxt }> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(MAX_FILE_BYTES);
+    const { bytesRead } = await handle.read(buf, 0, MAX_FILE_BYTES, 0);
+    const text = buf.subarray(0, bytesRead);
+    return { text, robots: parseRobotsTxt(text) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A gate for the one-shot commands, remembering the body of each robots.txt it fetched. */
+export class FetchingSource {
+  readonly gate: RobotsGate;
+  private readonly bodies = new Map<string, PolicyRecord>();
+
+  constructor(userAgent: string, resolve: readonly string[], timeoutMs: number) {
+    this.gate = new RobotsGate({ userAgent, resolve, timeoutMs });
+    this.gate.on('policy', (r) => this.bodies.set(r.origin, r));
+  }
+
+  check(url: string): Promise<Decision> {
+    return this.gate.check(url);
+  }
+
+  /** The record fetched for an origin (body present for a 2xx). */
+  record(origin: string): PolicyRecord | undefined {
+    return this.bodies.get(origin);
+  }
+
+  close(): Promise<void> {
+    return this.gate.close();
+  }
+}

@@ -1,0 +1,503 @@
+// The crawl job: takes URLs from a Frontier (memory or Redis: it never knows which), puts each
+// to the gate, keeps each host's politeness, fetches through a DocumentTransport (HTTP or
+// browser), saves documents, and writes one audit row per attempt when it happens.
+import type { AttemptOutcome, AttemptRow, AuditSink } from '../audit/types.js';
+import type { Decision, PolicyChange } from '../gate/types.js';
+import { parseRobotsTxt } from '../parser/index.js';
+import type { Frontier, TakenItem } from '../politeness/types.js';
+import type { PolicyRecord } from '../stores/types.js';
+import { OutputWriteError, saveDocument } from './document-store.js';
+import { retryAfterMs } from './retry-after.js';
+import type { CrawlGate, DocumentTransport, Hop } from './types.js';
+
+export interface CrawlJobOptions {
+  readonly gate: CrawlGate;
+  readonly frontier: Frontier;
+  readonly transport: DocumentTransport;
+  readonly audit: AuditSink;
+  /** Documents are saved here (see documentPath). */
+  readonly outDir: string;
+  readonly runId: string;
+  /** A Crawl-delay above this (SECONDS) skips the host's URLs, reason `crawl-delay-too-long`,
+   *  unless `clampCrawlDelay`. Default 60. */
+  readonly maxCrawlDelaySeconds?: number;
+  /** Keep such hosts, at `maxCrawlDelaySeconds` between requests. Default false. */
+  readonly clampCrawlDelay?: boolean;
+  /** Interval (ms) for a host under override; must match the frontier's. Default 10,000. */
+  readonly overrideIntervalMs?: number;
+  /** Retries of a URL answered 429 or 503. Default 2. */
+  readonly maxRetries?: number;
+  /** Back-off (ms) after a 429/503 without a usable Retry-After. Default 10,000. */
+  readonly defaultBackoffMs?: number;
+  /** Longest Retry-After honoured (ms); longer ones are cut to this. Default 3,600,000. */
+  readonly maxBackoffMs?: number;
+  /** Stops taking new URLs; requests in flight are aborted (their rows say so, not final). */
+  readonly signal?: AbortSignal;
+}
+
+/** Per-host figures for the summary. */
+export interface HostStats {
+  readonly host: string;
+  /** Final outcomes per URL. */
+  outcomes: Partial<Record<AttemptOutcome, number>>;
+  /** URLs of this host not settled yet. */
+  remaining: number;
+  /** Largest interval applied (ms) and what it came from. */
+  maxIntervalMs: number;
+  maxIntervalReason: string | null;
+  /** Crawl-delay in SECONDS from the governing group, if any. */
+  crawlDelaySeconds: number | undefined;
+  /** ms since epoch of the first request start and last response end. */
+  firstAt: number | undefined;
+  lastAt: number | undefined;
+  /** Why the host was skipped, if it was. */
+  skippedBecause: string | undefined;
+}
+
+export interface CrawlStats {
+  readonly startedAt: number;
+  /** Final outcomes per URL (invalid input lines count as `skipped`). */
+  readonly outcomes: Record<AttemptOutcome, number>;
+  /** Attempt rows written (hops and retries included). */
+  readonly attempts: number;
+  readonly bytes: number;
+  readonly policyChanges: number;
+  readonly hosts: ReadonlyMap<string, HostStats>;
+  /** Politeness bound on the time left (ms): max over hosts of URLs left × interval. */
+  readonly etaMs: number;
+}
+
+export interface CrawlResult {
+  readonly status: 'completed' | 'interrupted';
+  readonly stats: CrawlStats;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class CrawlJob {
+  private readonly o: Required<Omit<CrawlJobOptions, 'signal'>> & { signal: AbortSignal | undefined };
+  private readonly changedHosts = new Set<string>();
+  private readonly hostStats = new Map<string, HostStats>();
+  private readonly outcomes: Record<AttemptOutcome, number> = { fetched: 0, blocked: 0, skipped: 0, error: 0, overridden: 0 };
+  private attempts = 0;
+  private bytes = 0;
+  private policyChanges = 0;
+  private fatal: unknown;
+  private readonly startedAt = Date.now();
+  private minIntervalGuessMs = 2_000;
+
+  constructor(options: CrawlJobOptions) {
+    this.o = {
+      maxCrawlDelaySeconds: 60,
+      clampCrawlDelay: false,
+      overrideIntervalMs: 10_000,
+      maxRetries: 2,
+      defaultBackoffMs: 10_000,
+      maxBackoffMs: 3_600_000,
+      ...options,
+      signal: options.signal,
+    };
+  }
+
+  /** Tell the job how many URLs each host starts with (for per-host progress and the ETA), and
+   *  the floor interval (ms) to assume for hosts not yet visited. */
+  expect(urls: readonly { host: string }[], minIntervalMs: number): void {
+    this.minIntervalGuessMs = minIntervalMs;
+    for (const { host } of urls) this.host(host).remaining++;
+  }
+
+  /** Record an input line that is not a usable URL: a `skipped` row, reason `invalid-url` or
+   *  `unsupported-scheme`. */
+  recordInvalid(text: string, reason: string, message: string): void {
+    const now = Date.now();
+    this.write({ ...this.blankRow(text, '', now, now), outcome: 'skipped', reason, error: message, final: true });
+  }
+
+  /**
+   * Run until the frontier is drained, the signal aborts, or a fatal error (the audit or the
+   * output directory cannot be written).
+   * @throws AuditWriteError / OutputWriteError: the run cannot go on; rows written are intact.
+   */
+  async run(): Promise<CrawlResult> {
+    const { gate, frontier, signal } = this.o;
+    const onPolicy = (r: PolicyRecord) => this.guard(() => this.onPolicy(r));
+    const onChange = (c: PolicyChange) => this.guard(() => this.onChange(c));
+    gate.on('policy', onPolicy);
+    gate.on('policy-change', onChange);
+    const inflight = new Set<Promise<void>>();
+    let completions = 0;
+    let wake: (() => void) | undefined;
+    const onAbort = () => wake?.();
+    signal?.addEventListener('abort', onAbort);
+    try {
+      for (;;) {
+        if (this.fatal !== undefined || signal?.aborted) break;
+        const seen = completions;
+        const r = await frontier.take();
+        if (r.kind === 'item') {
+          const p: Promise<void> = this.process(r)
+            .catch((err) => {
+              this.fatal ??= err;
+            })
+            .finally(() => {
+              inflight.delete(p);
+              completions++;
+              wake?.();
+            });
+          inflight.add(p);
+          continue;
+        }
+        if (r.kind === 'drained') break;
+        if (completions !== seen) continue;
+        // Sleep until the earliest host opens, or something completes. With no time to wait for
+        // (all busy), poll now and then too: a shared frontier can change under us.
+        const ms = r.retryAt === null ? 1_000 : Math.max(0, r.retryAt - Date.now());
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, ms);
+        });
+        clearTimeout(timer);
+        wake = undefined;
+      }
+      await Promise.all(inflight);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      gate.off?.('policy', onPolicy as never);
+      gate.off?.('policy-change', onChange as never);
+    }
+    if (this.fatal !== undefined) throw this.fatal;
+    return { status: signal?.aborted ? 'interrupted' : 'completed', stats: this.stats() };
+  }
+
+  stats(): CrawlStats {
+    let etaMs = 0;
+    for (const h of this.hostStats.values()) {
+      if (h.remaining <= 0 || h.skippedBecause) continue;
+      const interval = Math.max(h.maxIntervalMs, (h.crawlDelaySeconds ?? 0) * 1000, this.minIntervalGuessMs);
+      etaMs = Math.max(etaMs, h.remaining * interval);
+    }
+    return {
+      startedAt: this.startedAt,
+      outcomes: { ...this.outcomes },
+      attempts: this.attempts,
+      bytes: this.bytes,
+      policyChanges: this.policyChanges,
+      hosts: this.hostStats,
+      etaMs,
+    };
+  }
+
+  // --- one URL -------------------------------------------------------------------------------
+
+  private async process(t: TakenItem): Promise<void> {
+    const { frontier, gate } = this.o;
+    const { url, host } = t.item;
+    const checkedAt = Date.now();
+    let decision: Decision;
+    try {
+      decision = await gate.check(url);
+    } catch (err) {
+      this.write({ ...this.blankRow(url, host, checkedAt, Date.now()), outcome: 'error', reason: 'check-failed', error: errText(err), final: true, attempt: t.item.attempt });
+      await frontier.fail(t, Date.now(), { notSent: true });
+      return;
+    }
+    // A policy change seen by that check (or an earlier one) re-evaluates the host's queue
+    // before anything more is sent to it.
+    if (this.changedHosts.delete(host)) await this.reEvaluate(host);
+
+    const hs = this.host(host);
+    const delay = decision.crawlDelaySeconds;
+    if (delay !== undefined && delay > this.o.maxCrawlDelaySeconds && !this.o.clampCrawlDelay) {
+      await this.skipHost(t, decision, delay);
+      return;
+    }
+    const crawlDelaySeconds = delay === undefined ? undefined : Math.min(delay, this.o.maxCrawlDelaySeconds);
+    hs.crawlDelaySeconds = crawlDelaySeconds;
+    const underOverride = await gate.isUnderOverride(host);
+    await frontier.setHostPolicy(host, { crawlDelaySeconds, underOverride });
+
+    if (!decision.allowed) {
+      this.write({ ...this.stamped(url, host, checkedAt, Date.now(), decision), outcome: 'blocked', kind: 'page', final: true, attempt: t.item.attempt });
+      await frontier.complete(t, Date.now(), { notSent: true });
+      return;
+    }
+
+    // The slot was opened under the interval known then; a policy learned just now (a new
+    // Crawl-delay, or an override) may ask for more. Wait out the difference.
+    if (t.intervalMs !== null) {
+      const need = Math.max((crawlDelaySeconds ?? 0) * 1000, underOverride ? this.o.overrideIntervalMs : 0);
+      if (need > t.intervalMs) await sleep(need - t.intervalMs);
+    }
+
+    const result = await this.o.transport.fetch(url, { decision, signal: this.o.signal });
+    const last = result.hops[result.hops.length - 1]!;
+    if (decision.overridden || (await gate.isUnderOverride(host)) !== underOverride) {
+      await frontier.setHostPolicy(host, { crawlDelaySeconds, underOverride: true });
+    }
+
+    const status = last.status;
+    const backoff = status === 429 || status === 503;
+    const retry = backoff && t.item.attempt <= this.o.maxRetries && !this.o.signal?.aborted;
+    let saved: { savedPath: string; sha256: string } | undefined;
+    let saveError: unknown;
+    if (status !== null && status >= 200 && status < 300 && !last.blocked) {
+      try {
+        saved = await saveDocument(this.o.outDir, last.url, result.body);
+      } catch (err) {
+        saveError = err;
+      }
+    }
+
+    for (let i = 0; i < result.hops.length; i++) {
+      const hop = result.hops[i]!;
+      const isLast = i === result.hops.length - 1;
+      this.write(
+        this.hopRow(hop, i === 0 ? null : result.hops[i - 1]!.url, host, t, {
+          retry,
+          isLast,
+          saved: isLast ? saved : undefined,
+          bytes: isLast ? result.body.byteLength : null,
+          saveError: isLast ? saveError : undefined,
+        }),
+      );
+    }
+    if (saveError !== undefined) {
+      await frontier.fail(t, last.endedAt);
+      throw saveError instanceof OutputWriteError ? saveError : new OutputWriteError(errText(saveError), this.o.outDir, { cause: saveError });
+    }
+
+    const sent = result.hops.some((h) => !h.blocked);
+    const endedAt = last.endedAt;
+    if (backoff) {
+      const after = retryAfterMs(last.headers['retry-after'], endedAt) ?? this.o.defaultBackoffMs;
+      const notBefore = endedAt + Math.min(after, this.o.maxBackoffMs);
+      if (retry) await frontier.fail(t, endedAt, { retry: true, notBefore });
+      else await frontier.complete(t, endedAt, { notBefore });
+    } else {
+      await frontier.complete(t, endedAt, sent ? undefined : { notSent: true });
+    }
+  }
+
+  /** A Crawl-delay over the maximum: skip this URL and every URL queued for the host. */
+  private async skipHost(t: TakenItem, decision: Decision, delaySeconds: number): Promise<void> {
+    const { url, host } = t.item;
+    const hs = this.host(host);
+    hs.skippedBecause = `Crawl-delay ${delaySeconds} s is over the maximum ${this.o.maxCrawlDelaySeconds} s`;
+    hs.crawlDelaySeconds = delaySeconds;
+    const now = Date.now();
+    const skip = (u: string, attempt: number) =>
+      this.write({
+        ...this.stamped(u, host, now, now, decision),
+        outcome: 'skipped',
+        reason: 'crawl-delay-too-long',
+        error: hs.skippedBecause ?? null,
+        final: true,
+        attempt,
+      });
+    skip(url, t.item.attempt);
+    const pending = await this.o.frontier.pending(host);
+    for (const p of pending) skip(p.url, p.attempt);
+    await this.o.frontier.remove(host, pending.map((p) => p.url));
+    await this.o.frontier.complete(t, now, { notSent: true });
+  }
+
+  /** After a policy change: put every queued URL of the host to the new policy now; those it
+   *  disallows are recorded as blocked (stamped with the new policy) and leave the queue. */
+  private async reEvaluate(host: string): Promise<void> {
+    const pending = await this.o.frontier.pending(host);
+    const removed: string[] = [];
+    for (const p of pending) {
+      const at = Date.now();
+      const d = await this.o.gate.check(p.url);
+      if (d.allowed) continue;
+      this.write({ ...this.stamped(p.url, host, at, Date.now(), d), outcome: 'blocked', final: true, attempt: p.attempt });
+      removed.push(p.url);
+    }
+    await this.o.frontier.remove(host, removed);
+  }
+
+  // --- audit ---------------------------------------------------------------------------------
+
+  private onPolicy(r: PolicyRecord): void {
+    if (r.sha256 === null || r.body === undefined) return;
+    let sitemaps: readonly string[] = [];
+    try {
+      sitemaps = parseRobotsTxt(r.body, { url: r.finalUrl }).sitemaps;
+    } catch {
+      // The text is kept whatever it holds; sitemaps are a convenience.
+    }
+    this.o.audit.recordPolicy({
+      sha256: r.sha256,
+      origin: r.origin,
+      robotsUrl: r.robotsUrl,
+      finalUrl: r.finalUrl,
+      status: r.status,
+      fetchedAt: iso(r.fetchedAt),
+      sitemaps,
+      body: r.body,
+    });
+  }
+
+  private onChange(c: PolicyChange): void {
+    this.o.audit.recordPolicyChange({ runId: this.o.runId, origin: c.origin, oldSha256: c.oldSha256, newSha256: c.newSha256, at: c.at });
+    this.policyChanges++;
+    try {
+      this.changedHosts.add(new URL(c.origin).host);
+    } catch {
+      // An origin the gate produced is always a URL; nothing to re-evaluate otherwise.
+    }
+  }
+
+  /** Run an event handler; a failure (the audit cannot be written) stops the run. */
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.fatal ??= err;
+    }
+  }
+
+  private hopRow(
+    hop: Hop,
+    parentUrl: string | null,
+    pageHost: string,
+    t: TakenItem,
+    x: { retry: boolean; isLast: boolean; saved: { savedPath: string; sha256: string } | undefined; bytes: number | null; saveError: unknown },
+  ): AttemptRow & { final: boolean } {
+    const host = parentUrl === null ? pageHost : safeHost(hop.url);
+    const base = this.stamped(hop.url, host, hop.startedAt, hop.endedAt, hop.decision);
+    let outcome: AttemptOutcome;
+    let reason: string = base.reason;
+    if (hop.blocked) outcome = 'blocked';
+    else if (hop.error) {
+      outcome = 'error';
+      reason = hop.error.code === 'AbortError' || this.o.signal?.aborted ? 'aborted' : 'network-error';
+    } else if (hop.status !== null && (hop.status >= 500 || hop.status === 429)) {
+      outcome = 'error';
+      reason = `http-${hop.status}`;
+    } else outcome = hop.decision.overridden ? 'overridden' : 'fetched';
+    if (x.saveError !== undefined) reason = 'save-failed';
+    return {
+      ...base,
+      outcome,
+      reason,
+      status: hop.status,
+      bytes: x.bytes,
+      contentSha256: x.saved?.sha256 ?? null,
+      savedPath: x.saved?.savedPath ?? null,
+      parentUrl,
+      kind: parentUrl === null ? 'page' : 'redirect',
+      waitReason: parentUrl === null ? t.waitReason : null,
+      intervalMs: parentUrl === null ? t.intervalMs : null,
+      error: hop.error ? `${hop.error.code}: ${hop.error.message}` : x.saveError !== undefined ? errText(x.saveError) : null,
+      attempt: t.item.attempt,
+      // An aborted or retried attempt does not settle its URL; --resume will try it again.
+      final: !x.retry && reason !== 'aborted' && reason !== 'save-failed',
+    };
+  }
+
+  private blankRow(url: string, host: string, startedAt: number, endedAt: number): AttemptRow {
+    return {
+      runId: this.o.runId,
+      url,
+      host,
+      startedAt: iso(startedAt),
+      endedAt: iso(endedAt),
+      outcome: 'skipped',
+      status: null,
+      bytes: null,
+      contentSha256: null,
+      savedPath: null,
+      policySha256: null,
+      robotsUrl: null,
+      policyFetchedAt: null,
+      policyStatus: null,
+      reason: '',
+      ruleLine: null,
+      rulePattern: null,
+      parentUrl: null,
+      kind: 'page',
+      waitReason: null,
+      intervalMs: null,
+      error: null,
+    };
+  }
+
+  private stamped(url: string, host: string, startedAt: number, endedAt: number, d: Decision): AttemptRow {
+    return {
+      ...this.blankRow(url, host, startedAt, endedAt),
+      policySha256: d.policy.sha256,
+      robotsUrl: d.policy.robotsUrl,
+      policyFetchedAt: d.policy.fetchedAt,
+      policyStatus: d.policy.status,
+      reason: d.reason,
+      ruleLine: d.rule?.line ?? null,
+      rulePattern: d.rule?.pattern ?? null,
+    };
+  }
+
+  /** Write a row (throws AuditWriteError: the run stops) and keep the counts. */
+  private write(row: AttemptRow): void {
+    this.o.audit.recordAttempt(row);
+    this.attempts++;
+    if (row.bytes) this.bytes += row.bytes;
+    if (!row.final || row.kind !== 'page') {
+      if (row.kind === 'page' && row.intervalMs !== null) this.noteInterval(row);
+      return;
+    }
+    this.outcomes[row.outcome]++;
+    if (row.host === '') return;
+    const hs = this.host(row.host);
+    hs.outcomes[row.outcome] = (hs.outcomes[row.outcome] ?? 0) + 1;
+    hs.remaining--;
+    const s = Date.parse(row.startedAt);
+    const e = Date.parse(row.endedAt);
+    if (row.status !== null) {
+      if (hs.firstAt === undefined || s < hs.firstAt) hs.firstAt = s;
+      if (hs.lastAt === undefined || e > hs.lastAt) hs.lastAt = e;
+    }
+    this.noteInterval(row);
+  }
+
+  private noteInterval(row: AttemptRow): void {
+    if (row.intervalMs === null || row.host === '') return;
+    const hs = this.host(row.host);
+    if (row.intervalMs > hs.maxIntervalMs) {
+      hs.maxIntervalMs = row.intervalMs;
+      hs.maxIntervalReason = row.waitReason;
+    }
+  }
+
+  private host(host: string): HostStats {
+    let h = this.hostStats.get(host);
+    if (!h) {
+      h = {
+        host,
+        outcomes: {},
+        remaining: 0,
+        maxIntervalMs: 0,
+        maxIntervalReason: null,
+        crawlDelaySeconds: undefined,
+        firstAt: undefined,
+        lastAt: undefined,
+        skippedBecause: undefined,
+      };
+      this.hostStats.set(host, h);
+    }
+    return h;
+  }
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}

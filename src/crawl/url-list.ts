@@ -1,0 +1,85 @@
+// Reading the crawl's input: one URL a line, from a file or stdin. Blank lines and `#` comments
+// are skipped; a line that is not an http(s) URL is reported and skipped, never fatal.
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { parseHttpUrl } from '../fetcher/url.js';
+
+/** A URL ready for the frontier: normalised (WHATWG form, fragment dropped). */
+export interface InputUrl {
+  readonly url: string;
+  /** `URL.host`: lower-case host, plus the port when not the default. */
+  readonly host: string;
+  /** 1-based line number in the input. */
+  readonly line: number;
+}
+
+/** A line that is not a usable URL. */
+export interface InvalidLine {
+  readonly line: number;
+  /** The line as given (trimmed, cut to 2,000 characters). */
+  readonly text: string;
+  /** `invalid-url` or `unsupported-scheme`. */
+  readonly reason: 'invalid-url' | 'unsupported-scheme';
+  readonly message: string;
+}
+
+export interface UrlList {
+  /** Distinct URLs in first-seen order. */
+  readonly urls: InputUrl[];
+  readonly invalid: InvalidLine[];
+  /** Lines that repeated an earlier URL (after normalisation). */
+  readonly duplicates: number;
+}
+
+/**
+ * Normalise one input line. Returns undefined for blank lines and comments.
+ * The fragment is dropped: it is never sent, so two URLs that differ only there are one fetch.
+ */
+export function parseUrlLine(text: string, line: number): InputUrl | InvalidLine | undefined {
+  const t = text.trim();
+  if (t === '' || t.startsWith('#')) return undefined;
+  try {
+    const u = parseHttpUrl(t);
+    u.hash = '';
+    return { url: u.href, host: u.host, line };
+  } catch (err) {
+    const scheme = (err as { code?: string }).code === 'ERR_UNSUPPORTED_SCHEME';
+    return {
+      line,
+      text: t.length > 2000 ? t.slice(0, 2000) : t,
+      reason: scheme ? 'unsupported-scheme' : 'invalid-url',
+      message: scheme ? `unsupported scheme (only http and https): ${t.slice(0, 200)}` : `not a URL: ${t.slice(0, 200)}`,
+    };
+  }
+}
+
+/** Read a URL list from `file` (`-` for stdin).
+ *  @throws the file system error (ENOENT, EISDIR, …) when the file cannot be read. */
+export async function readUrlList(file: string): Promise<UrlList> {
+  const input = file === '-' ? process.stdin : fs.createReadStream(file);
+  // Surface open errors (ENOENT, EISDIR) before readline swallows them.
+  if (file !== '-') {
+    await new Promise<void>((resolve, reject) => {
+      (input as fs.ReadStream).once('open', () => resolve());
+      input.once('error', reject);
+    });
+  }
+  const urls: InputUrl[] = [];
+  const invalid: InvalidLine[] = [];
+  const seen = new Set<string>();
+  let duplicates = 0;
+  let n = 0;
+  const rl = readline.createInterface({ input, crlfDelay: Infinity });
+  for await (const text of rl) {
+    n++;
+    const r = parseUrlLine(text, n);
+    if (r === undefined) continue;
+    if ('reason' in r) invalid.push(r);
+    else if (seen.has(r.url)) duplicates++;
+    else {
+      seen.add(r.url);
+      urls.push(r);
+    }
+  }
+  return { urls, invalid, duplicates };
+}
