@@ -122,7 +122,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       href = u.hash ? u.href.slice(0, -u.hash.length) : u.href;
       origin = u.origin;
       hostname = u.hostname;
-      pathQuery = u.pathname + u.search;
+      // An empty query (`/?`) stays: the URL as sent is what the rules match (RFC 9309 §2.2.2).
+      pathQuery = u.pathname + (u.search || (href.endsWith('?') ? '?' : ''));
     }
     const entry = this.#local.get(origin);
     if (entry !== undefined && entry.expiresAt > Date.now()) {
