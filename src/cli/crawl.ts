@@ -47,6 +47,7 @@ interface CrawlCliOptions {
   auditJsonl?: string;
   json?: boolean;
   timeout: string;
+  robotsTimeout: string;
   progressInterval: string;
   redis?: string;
   run?: string;
@@ -82,6 +83,7 @@ export function crawlCommand(): Command {
     .option('--audit-jsonl <file>', 'also stream the audit rows to FILE as JSON lines')
     .option('--json', 'one JSON object a line on stdout: each attempt, then a summary')
     .option('--timeout <ms>', 'time allowed for one document request, in ms', '30000')
+    .option('--robots-timeout <ms>', 'time allowed for one robots.txt fetch, in ms (then the origin is unreachable: all disallowed)', '10000')
     .addOption(new Option('--progress-interval <ms>', 'between plain progress lines when stderr is not a terminal').default('5000').hideHelp())
     .option('--redis <url>', 'share the frontier, policies and per-host rate with other workers through Redis')
     .option('--run <name>', 'with --redis: the run name the workers share')
@@ -107,12 +109,14 @@ const say = (s: string) => process.stderr.write(`robots-gate crawl: ${s}\n`);
 
 async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   let concurrency: number, minIntervalMs: number, maxCrawlDelaySeconds: number, timeoutMs: number, progressMs: number;
+  let robotsTimeoutMs: number;
   let recheckAfterMs: number | undefined, overrideIntervalMs: number | undefined;
   try {
     concurrency = count('--concurrency', opts.concurrency, 1)!;
     minIntervalMs = count('--min-interval', opts.minInterval, 0)!;
     maxCrawlDelaySeconds = count('--max-crawl-delay', opts.maxCrawlDelay, 0)!;
     timeoutMs = count('--timeout', opts.timeout, 1)!;
+    robotsTimeoutMs = count('--robots-timeout', opts.robotsTimeout, 1)!;
     progressMs = count('--progress-interval', opts.progressInterval, 10)!;
     recheckAfterMs = count('--recheck-after', opts.recheckAfter, 0);
     overrideIntervalMs = count('--override-interval', opts.overrideInterval, 0);
@@ -194,6 +198,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       gate = new RobotsGate({
         userAgent: opts.userAgent,
         resolve: opts.resolve,
+        timeoutMs: robotsTimeoutMs,
         ...(recheckAfterMs !== undefined ? { maxAgeMs: recheckAfterMs, minAgeMs: Math.min(recheckAfterMs, 60_000) } : {}),
         ...(opts.override.length ? { override: opts.override } : {}),
         ...(overrideIntervalMs !== undefined ? { overrideIntervalMs } : {}),

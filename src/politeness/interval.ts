@@ -33,5 +33,7 @@ export function hostInterval(policy: HostPolicy, terms: IntervalTerms, jitterFac
     ms = terms.overrideIntervalMs;
     reason = 'override';
   }
-  return { ms: Math.ceil(ms), reason };
+  // Round up to whole ms (never under the interval), after shedding floating-point noise
+  // (100 × 1.1 is 110.00000000000001).
+  return { ms: Math.ceil(Math.round(ms * 1e6) / 1e6), reason };
 }

@@ -1,0 +1,218 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MemoryFrontier } from '../../src/politeness/memory-frontier.js';
+import { TimerHeap } from '../../src/politeness/timer-heap.js';
+import type { TakeResult, TakenItem } from '../../src/politeness/types.js';
+import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
+
+const items = (host: string, n: number) => Array.from({ length: n }, (_, i) => ({ url: `http://${host}/${i}`, host }));
+const taken = (r: TakeResult): TakenItem => {
+  if (r.kind !== 'item') throw new Error(`expected an item, got ${JSON.stringify(r)}`);
+  return r;
+};
+
+describe('MemoryFrontier', () => {
+  it('adds idempotently and serves one host FIFO, one request in flight at a time', async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0 });
+    expect(await f.add(items('a', 3))).toBe(3);
+    expect(await f.add(items('a', 3))).toBe(0);
+    const first = taken(await f.take(0));
+    expect(first.item.url).toBe('http://a/0');
+    expect(first.intervalMs).toBeNull();
+    // a is in flight: nothing else may go to it.
+    expect(await f.take(0)).toEqual({ kind: 'wait', retryAt: null });
+    await f.complete(first, 50);
+    // Next slot: 100 ms after the response ENDED (50), not after it started.
+    expect(await f.take(149)).toEqual({ kind: 'wait', retryAt: 150 });
+    const second = taken(await f.take(150));
+    expect(second.item.url).toBe('http://a/1');
+    expect(second.intervalMs).toBe(100);
+    expect(second.waitReason).toBe('floor');
+  });
+
+  it('interval is the largest of crawl-delay, floor with jitter, and override', async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0.2, random: () => 0.5, overrideIntervalMs: 1000 });
+    await f.add(items('a', 4));
+    let t = taken(await f.take(0));
+    await f.complete(t, 0);
+    t = taken(await f.take(110)); // floor 100 × 1.1
+    expect(t.intervalMs).toBe(110);
+    await f.setHostPolicy('a', { crawlDelaySeconds: 0.5 });
+    await f.complete(t, 200);
+    expect(await f.take(699)).toEqual({ kind: 'wait', retryAt: 700 });
+    t = taken(await f.take(700));
+    expect([t.intervalMs, t.waitReason]).toEqual([500, 'crawl-delay']);
+    await f.setHostPolicy('a', { crawlDelaySeconds: 0.5, underOverride: true });
+    await f.complete(t, 700);
+    expect(await f.take(1699)).toEqual({ kind: 'wait', retryAt: 1700 });
+    t = taken(await f.take(1700));
+    expect([t.intervalMs, t.waitReason]).toEqual([1000, 'override']);
+  });
+
+  it('a policy learned while the host waits reschedules it', async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0 });
+    await f.add(items('a', 2));
+    await f.complete(taken(await f.take(0)), 0);
+    expect(await f.take(0)).toEqual({ kind: 'wait', retryAt: 100 });
+    await f.setHostPolicy('a', { crawlDelaySeconds: 2 });
+    expect(await f.take(100)).toEqual({ kind: 'wait', retryAt: 2000 });
+  });
+
+  it('global concurrency bounds requests in flight over all hosts', async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 0, concurrency: 2 });
+    await f.add([...items('a', 1), ...items('b', 1), ...items('c', 1)]);
+    const a = taken(await f.take(0));
+    const b = taken(await f.take(0));
+    expect(await f.take(0)).toEqual({ kind: 'wait', retryAt: null });
+    await f.complete(a, 1);
+    const c = taken(await f.take(1));
+    expect(new Set([a.item.host, b.item.host, c.item.host]).size).toBe(3);
+  });
+
+  it('serves hosts in order of their next allowed time', async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0, concurrency: 10 });
+    await f.add([...items('a', 2), ...items('b', 2)]);
+    const a = taken(await f.take(0));
+    const b = taken(await f.take(0));
+    await f.complete(b, 10);
+    await f.complete(a, 50);
+    expect(taken(await f.take(200)).item.host).toBe('b');
+    expect(taken(await f.take(200)).item.host).toBe('a');
+  });
+
+  it('Retry-After back-off delays the host and a retried URL comes back first with attempt + 1', async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0 });
+    await f.add(items('a', 2));
+    const t = taken(await f.take(0));
+    await f.fail(t, 10, { retry: true, notBefore: 5000 });
+    expect(await f.take(1000)).toEqual({ kind: 'wait', retryAt: 5000 });
+    const again = taken(await f.take(5000));
+    expect(again.item).toEqual({ url: 'http://a/0', host: 'a', attempt: 2 });
+    expect(again.waitReason).toBe('backoff');
+  });
+
+  it('a refusal (nothing sent) costs the host no interval', async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0 });
+    await f.add(items('a', 3));
+    await f.complete(taken(await f.take(0)), 0);
+    const blocked = taken(await f.take(100));
+    await f.complete(blocked, 150, { notSent: true });
+    expect(taken(await f.take(150)).item.url).toBe('http://a/2');
+  });
+
+  it('pending and remove, counts, drained', async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0 });
+    await f.add(items('a', 4));
+    const t = taken(await f.take(0));
+    expect((await f.pending('a')).map((p) => p.url)).toEqual(['http://a/1', 'http://a/2', 'http://a/3']);
+    expect(await f.remove('a', ['http://a/2', 'http://a/3', 'http://zzz'])).toBe(2);
+    expect(await f.counts(0)).toEqual({ queued: 1, inFlight: 1, done: 2, hosts: 1, hostsWaiting: 0 });
+    await f.complete(t, 0);
+    expect((await f.counts(0)).hostsWaiting).toBe(1);
+    expect(await f.isDrained()).toBe(false);
+    await f.complete(taken(await f.take(100)), 100);
+    expect(await f.isDrained()).toBe(true);
+    expect(await f.take(1000)).toEqual({ kind: 'drained' });
+  });
+
+  it('a stale or doubled release is ignored', async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 0 });
+    await f.add(items('a', 2));
+    const t = taken(await f.take(0));
+    await f.complete(t, 0);
+    await f.complete(t, 0);
+    expect((await f.counts(0)).done).toBe(1);
+  });
+
+  it('never breaks a host interval or runs two requests on a host, whatever the schedule (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ host: fc.constantFrom('a', 'b', 'c', 'd'), dur: fc.integer({ min: 0, max: 50 }) }), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (reqs, concurrency) => {
+          const f = new MemoryFrontier({ minIntervalMs: 30, jitter: 0.2, concurrency });
+          f.addSync(reqs.map((r, i) => ({ url: `http://${r.host}/${i}`, host: r.host })));
+          const dur = new Map(reqs.map((r, i) => [`http://${r.host}/${i}`, r.dur]));
+          const running: { t: TakenItem; end: number }[] = [];
+          const lastEnd = new Map<string, number>();
+          let now = 0;
+          let served = 0;
+          for (let steps = 0; steps < 10_000; steps++) {
+            const r = f.takeSync(now);
+            if (r.kind === 'drained') break;
+            if (r.kind === 'item') {
+              expect(running.some((x) => x.t.item.host === r.item.host)).toBe(false);
+              expect(running.length).toBeLessThan(concurrency);
+              const prev = lastEnd.get(r.item.host);
+              if (prev !== undefined) expect(now - prev).toBeGreaterThanOrEqual(30);
+              running.push({ t: r, end: now + dur.get(r.item.url)! });
+              served++;
+              continue;
+            }
+            // Advance time to the next event: a completion or the retry time.
+            running.sort((x, y) => x.end - y.end);
+            const next = Math.min(running[0]?.end ?? Infinity, r.retryAt ?? Infinity);
+            expect(Number.isFinite(next)).toBe(true);
+            now = Math.max(now, next);
+            while (running.length && running[0]!.end <= now) {
+              const x = running.shift()!;
+              f.release(x.t, x.end, undefined, false);
+              lastEnd.set(x.t.item.host, x.end);
+            }
+          }
+          expect(served).toBe(reqs.length);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('TimerHeap', () => {
+  it('pops in time order (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 1000 }), { maxLength: 200 }), (times) => {
+        const h = new TimerHeap();
+        times.forEach((t, i) => h.push(t, `h${i}`, i));
+        const out: number[] = [];
+        while (h.size) {
+          out.push(h.peekTime()!);
+          h.pop();
+        }
+        expect(out).toEqual([...times].sort((a, b) => a - b));
+      }),
+    );
+  });
+});
+
+describe('MemoryRateLimiter', () => {
+  it('one lease per host; the interval runs from the release; Retry-After pushes it later', async () => {
+    let now = 1000;
+    const l = new MemoryRateLimiter(() => now);
+    const a = await l.tryAcquire('a', 100, 10_000);
+    expect(a.ok).toBe(true);
+    expect(await l.tryAcquire('a', 100, 10_000)).toEqual({ ok: false, retryAt: 1100 });
+    expect((await l.tryAcquire('b', 100, 10_000)).ok).toBe(true);
+    now = 1050;
+    await l.release((a as { lease: never }).lease, 1050);
+    expect(await l.tryAcquire('a', 100, 10_000)).toEqual({ ok: false, retryAt: 1150 });
+    now = 1150;
+    const a2 = await l.tryAcquire('a', 100, 10_000);
+    expect(a2.ok).toBe(true);
+    await l.release((a2 as { lease: never }).lease, 1150, 5000);
+    now = 1300;
+    expect(await l.tryAcquire('a', 100, 10_000)).toEqual({ ok: false, retryAt: 5000 });
+  });
+
+  it('a lease never released expires, and the stale release is then ignored', async () => {
+    let now = 0;
+    const l = new MemoryRateLimiter(() => now);
+    const a = await l.tryAcquire('a', 10, 500);
+    now = 600;
+    const b = await l.tryAcquire('a', 10, 500);
+    expect(b.ok).toBe(true);
+    await l.release((a as { lease: never }).lease, 600);
+    now = 700;
+    expect((await l.tryAcquire('a', 10, 500)).ok).toBe(false);
+  });
+});
