@@ -1,0 +1,248 @@
+// The browser DocumentTransport: the document itself is fetched as the HTTP transport fetches it
+// (every redirect hop gated, under the crawl's politeness), then rendered in headless Chromium
+// from those very bytes, with every request the page makes put to the gate (gatePage). Each of
+// those decisions becomes an audit row of kind `subresource` whose parent is the page.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser, Page, Request } from 'playwright-core';
+import type { AttemptRow, AuditSink } from '../audit/types.js';
+import { gatePage } from '../browser/gate-page.js';
+import { newGatedContext, type GatedContext } from '../browser/context.js';
+import { launchChromium } from '../browser/launch.js';
+import type { BrowserGate, GatedRequest, HopRequest, HopResponse } from '../browser/types.js';
+import { documentPath, resolveInside } from './document-path.js';
+import { HttpTransport, type FetchingGate } from './http-transport.js';
+import type { CrawlGate, DocumentTransport, Hop, TransportFetchOptions, TransportResult } from './types.js';
+
+export interface BrowserTransportOptions {
+  /** A RobotsGate: it fetches the document and frames' navigations (through its own `resolve`),
+   *  and decides every request of the page. */
+  readonly gate: CrawlGate & FetchingGate & BrowserGate & { readonly userAgent: string };
+  /** Where the audit rows of subresources go, under this run. */
+  readonly audit: AuditSink;
+  readonly runId: string;
+  /** curl-style `HOST:PORT:ADDR` entries: the browser connects there too. */
+  readonly resolve?: readonly string[];
+  /** Chromium binary; default /usr/bin/chromium. */
+  readonly executablePath?: string;
+  /** Save a full-page PNG next to each rendered document (`<documentPath>.png` under outDir). */
+  readonly screenshotDir?: string;
+  /** Time for a page to load (ms). Default 30,000. */
+  readonly timeoutMs?: number;
+  /** After `load`, wait at most this long (ms) for the network to fall quiet (late fetch/XHR). Default 2,000. */
+  readonly settleMs?: number;
+  /** Redirect hops the document fetch follows. Default 5. */
+  readonly maxRedirects?: number;
+  /** Body bytes kept at most (document and frame navigations). Default 10 MiB. */
+  readonly maxBytes?: number;
+  /** An already launched browser to use (not closed by close()). */
+  readonly browser?: Browser;
+}
+
+const HTML = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
+
+/** What is known of one subresource decision until its row is written. */
+interface Pending {
+  readonly entry: GatedRequest;
+  readonly done: Promise<{ status: number | null; endedAt: number; error: string | null }>;
+}
+
+export class BrowserTransport implements DocumentTransport {
+  private readonly http: HttpTransport;
+  private readonly contexts = new Map<string, Promise<GatedContext>>();
+
+  private constructor(
+    private readonly o: BrowserTransportOptions,
+    private readonly browser: Browser,
+    private readonly ownBrowser: boolean,
+  ) {
+    this.http = new HttpTransport({
+      gate: o.gate,
+      ...(o.maxRedirects !== undefined ? { maxRedirects: o.maxRedirects } : {}),
+      ...(o.maxBytes !== undefined ? { maxBytes: o.maxBytes } : {}),
+      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    });
+  }
+
+  /**
+   * Launches Chromium (unless `options.browser` is given) and returns the transport.
+   * @throws BrowserNotFoundError (names Debian's chromium package) or PlaywrightMissingError.
+   */
+  static async open(options: BrowserTransportOptions): Promise<BrowserTransport> {
+    if (options.browser) return new BrowserTransport(options, options.browser, false);
+    const browser = await launchChromium({
+      ...(options.executablePath ? { executablePath: options.executablePath } : {}),
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    });
+    return new BrowserTransport(options, browser, true);
+  }
+
+  async fetch(url: string, options: TransportFetchOptions = {}): Promise<TransportResult> {
+    const result = await this.http.fetch(url, options);
+    const last = result.hops[result.hops.length - 1]!;
+    const renderable =
+      !last.blocked && last.status !== null && last.status >= 200 && last.status < 300 && !result.truncated && HTML.test(last.headers['content-type'] ?? '');
+    if (!renderable || options.signal?.aborted) return result;
+    const html = await this.render(last, result.body);
+    return html === null ? result : { ...result, body: html };
+  }
+
+  /** Renders `body` as the document at `hop.url`; null when the browser could not (the HTTP
+   *  body is kept then). */
+  private async render(hop: Hop, body: Uint8Array): Promise<Uint8Array | null> {
+    const pageUrl = hop.url;
+    let page: Page | undefined;
+    const pending: Pending[] = [];
+    let closed!: () => void;
+    const pageClosed = new Promise<void>((r) => (closed = r));
+    try {
+      const { context } = await this.context(new URL(pageUrl).host);
+      page = await context.newPage();
+      // A page-level gate in front of the context's: the decisions it reports belong to this page.
+      const handle = await gatePage(page, this.o.gate, { userAgent: this.o.gate.userAgent, fetchHop: this.fetchHop });
+      const track = (entry: GatedRequest) => pending.push({ entry, done: outcomeOf(entry, pageClosed) });
+      handle.on('allowed', track);
+      handle.on('blocked', track);
+      // The document was fetched (and gated, hop by hop) already: hand the browser those bytes
+      // instead of asking the server twice. Registered last, so it runs before the gate's route.
+      let served = false;
+      const main = page.mainFrame();
+      await page.route(pageUrl, async (route) => {
+        const r = route.request();
+        if (served || !r.isNavigationRequest() || r.frame() !== main) return route.fallback();
+        served = true;
+        await route.fulfill({ status: hop.status ?? 200, headers: wireless(hop.headers), body: Buffer.from(body) });
+      });
+      const timeout = this.o.timeoutMs ?? 30_000;
+      await page.goto(pageUrl, { waitUntil: 'load', timeout });
+      await page.waitForLoadState('networkidle', { timeout: this.o.settleMs ?? 2_000 }).catch(() => {});
+      const html = Buffer.from(await page.content(), 'utf8');
+      if (this.o.screenshotDir) await this.screenshot(page, pageUrl);
+      return html;
+    } catch {
+      return null;
+    } finally {
+      await page?.close().catch(() => {});
+      closed();
+      const rows = await Promise.all(pending.map(async (p) => this.row(p.entry, pageUrl, await p.done)));
+      for (const row of rows.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) this.o.audit.recordAttempt(row);
+    }
+  }
+
+  private async screenshot(page: Page, url: string): Promise<void> {
+    const dir = this.o.screenshotDir!;
+    const full = resolveInside(dir, `${documentPath(url)}.png`);
+    await fs.mkdir(path.dirname(full), { recursive: true });
+    await page.screenshot({ path: full, fullPage: true, timeout: this.o.timeoutMs ?? 30_000 });
+  }
+
+  /** One context per host: cookies and caches never cross hosts, and each is gated whole. */
+  private context(host: string): Promise<GatedContext> {
+    let c = this.contexts.get(host);
+    if (!c) {
+      c = newGatedContext(this.browser, this.o.gate, { userAgent: this.o.gate.userAgent, fetchHop: this.fetchHop });
+      c.catch(() => this.contexts.delete(host));
+      this.contexts.set(host, c);
+    }
+    return c;
+  }
+
+  /** Frames' navigations are sent one hop at a time through the gate's own client, so `--resolve`
+   *  holds for them as for the document (gatePage decides each hop before asking for it). */
+  private readonly fetchHop = async (hop: HopRequest): Promise<HopResponse> => {
+    const res = await this.o.gate.fetch(hop.url, {
+      method: hop.method,
+      headers: hop.headers,
+      ...(hop.postData ? { body: new Uint8Array(hop.postData) } : {}),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(this.o.timeoutMs ?? 30_000),
+    });
+    const max = this.o.maxBytes ?? 10 * 1024 * 1024;
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    if (res.body) {
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value.subarray(0, Math.max(0, max - size)));
+        size += value.byteLength;
+        if (size >= max) {
+          await reader.cancel();
+          break;
+        }
+      }
+    }
+    const headers: Record<string, string> = {};
+    res.headers.forEach((v, k) => (headers[k] = v));
+    return { status: res.status, headers, body: Buffer.concat(chunks) };
+  };
+
+  private row(e: GatedRequest, pageUrl: string, done: { status: number | null; endedAt: number; error: string | null }): AttemptRow {
+    const d = e.decision;
+    const sent = d?.allowed === true;
+    return {
+      runId: this.o.runId,
+      url: e.url,
+      host: hostOf(e.url),
+      startedAt: e.at,
+      endedAt: new Date(sent ? done.endedAt : Date.parse(e.at)).toISOString(),
+      outcome: !sent ? 'blocked' : done.error !== null ? 'error' : d.overridden ? 'overridden' : 'fetched',
+      status: sent ? done.status : null,
+      bytes: null,
+      contentSha256: null,
+      savedPath: null,
+      policySha256: d?.policy.sha256 ?? null,
+      robotsUrl: d?.policy.robotsUrl ?? null,
+      policyFetchedAt: d?.policy.fetchedAt ?? null,
+      policyStatus: d?.policy.status ?? null,
+      reason: d?.reason ?? 'gate-error',
+      ruleLine: d?.rule?.line ?? null,
+      rulePattern: d?.rule?.pattern ?? null,
+      parentUrl: pageUrl,
+      kind: 'subresource',
+      waitReason: null,
+      intervalMs: null,
+      error: !sent ? (e.error ? e.error.message : null) : done.error,
+    };
+  }
+
+  async close(): Promise<void> {
+    const contexts = [...this.contexts.values()];
+    this.contexts.clear();
+    await Promise.all(contexts.map((c) => c.then((g) => g.context.close()).catch(() => {})));
+    if (this.ownBrowser) await this.browser.close().catch(() => {});
+    await this.http.close();
+  }
+}
+
+/** How an allowed request ended: its response status, or the browser's error, or the page closing first. */
+function outcomeOf(e: GatedRequest, pageClosed: Promise<void>): Pending['done'] {
+  const req: Request | null = e.request;
+  if (!e.decision?.allowed || req === null || e.redirectedFrom !== null || req.url() !== e.url) {
+    return Promise.resolve({ status: null, endedAt: Date.now(), error: null });
+  }
+  const finished = req.response().then(
+    (res) => ({ status: res?.status() ?? null, endedAt: Date.now(), error: res ? null : (req.failure()?.errorText ?? 'no response') }),
+    (err: unknown) => ({ status: null, endedAt: Date.now(), error: String(err) }),
+  );
+  const gone = pageClosed.then(() => ({ status: null, endedAt: Date.now(), error: 'page closed before the response' }));
+  return Promise.race([finished, gone]);
+}
+
+/** Headers to hand the browser with a decoded body: the wire encoding and lengths no longer apply. */
+function wireless(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (k !== 'content-encoding' && k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
+  }
+  return out;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
