@@ -12,6 +12,7 @@ import type { AttemptRow, AuditSink } from '../audit/types.js';
 import { CrawlJob } from '../crawl/crawl-job.js';
 import { OutputWriteError } from '../crawl/document-store.js';
 import { HttpTransport } from '../crawl/http-transport.js';
+import type { DocumentTransport } from '../crawl/types.js';
 import { readUrlList } from '../crawl/url-list.js';
 import { RobotsGate } from '../gate/gate.js';
 import { MemoryFrontier } from '../politeness/memory-frontier.js';
@@ -52,6 +53,9 @@ interface CrawlCliOptions {
   redis?: string;
   run?: string;
   worker?: string;
+  browser?: boolean;
+  screenshot?: boolean;
+  chromium?: string;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -88,13 +92,17 @@ export function crawlCommand(): Command {
     .option('--redis <url>', 'share the frontier, policies and per-host rate with other workers through Redis')
     .option('--run <name>', 'with --redis: the run name the workers share')
     .option('--worker <name>', 'with --redis: this worker\'s name (its audit is DIR/audit-<worker>.sqlite)')
+    .option('--browser', 'render each allowed HTML page in headless Chromium; every request the page makes is gated and audited (kind subresource)')
+    .option('--screenshot', 'with --browser: save a full-page PNG next to each rendered document (<path>.png)')
+    .option('--chromium <path>', "with --browser: the Chromium binary (default /usr/bin/chromium, Debian's chromium package)")
     .addHelpText(
       'after',
       `
 Exit codes:
   0    completed: every URL fetched, blocked or skipped as its robots.txt says
   1    completed, but some URLs ended in error (network, 5xx) or some input lines were not URLs
-  2    bad usage: a missing or unreadable FILE, a bad option value, no URL in the input
+  2    bad usage: a missing or unreadable FILE, a bad option value, no URL in the input,
+       --browser without Chromium
   3    the audit cannot be written (read-only DIR, disk full): rows written before are intact
   4    documents cannot be saved under --out (read-only, disk full)
   5    Redis unreachable (with --redis)
@@ -121,6 +129,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     recheckAfterMs = count('--recheck-after', opts.recheckAfter, 0);
     overrideIntervalMs = count('--override-interval', opts.overrideInterval, 0);
     if (opts.redis && !opts.run) throw new UsageError('--redis needs --run NAME (the name the workers share)');
+    if ((opts.screenshot || opts.chromium) && !opts.browser) throw new UsageError('--screenshot and --chromium need --browser');
   } catch (err) {
     say((err as Error).message);
     return CRAWL_EXIT.usage;
@@ -151,7 +160,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   }
 
   // What a previous run settled (--resume), read before this run appends.
-  const auditName = opts.worker ? `audit-${opts.worker.replace(/[^A-Za-z0-9_.-]/g, '_')}.sqlite` : 'audit.sqlite';
+  // A fleet worker writes its own audit file (`robots-gate audit DIR` reads them as one).
+  const worker = opts.worker ?? (opts.redis ? `${process.pid}` : undefined);
+  const auditName = worker ? `audit-${worker.replace(/[^A-Za-z0-9_.-]/g, '_')}.sqlite` : 'audit.sqlite';
   let done = new Set<string>();
   let resumeOf: string | null = null;
   if (opts.resume) {
@@ -184,11 +195,12 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
 
   let fleet: { frontier: Frontier; store: PolicyStore; close(): Promise<void> } | undefined;
   let gate: RobotsGate | undefined;
+  let transport: DocumentTransport | undefined;
   try {
     const frontierOptions: FrontierOptions = { minIntervalMs, concurrency, overrideIntervalMs };
     if (opts.redis) {
       try {
-        fleet = await openFleet(opts.redis, opts.run!, opts.worker ?? `${process.pid}`, frontierOptions);
+        fleet = await openFleet(opts.redis, opts.run!, worker!, frontierOptions);
       } catch (err) {
         say((err as Error).message);
         return CRAWL_EXIT.redis;
@@ -209,9 +221,26 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       return CRAWL_EXIT.usage;
     }
     const frontier = fleet?.frontier ?? new MemoryFrontier({ ...frontierOptions, overrideIntervalMs: gate.overrideIntervalMs });
-    const transport = new HttpTransport({ gate, timeoutMs });
     const controller = new AbortController();
     const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+    if (opts.browser) {
+      try {
+        // Loaded only for --browser: playwright-core is an optional peer dependency.
+        const { BrowserTransport } = await import('../crawl/browser-transport.js');
+        transport = await BrowserTransport.open({
+          gate,
+          audit,
+          runId,
+          resolve: opts.resolve,
+          timeoutMs,
+          ...(opts.chromium ? { executablePath: opts.chromium } : {}),
+          ...(opts.screenshot ? { screenshotDir: outDir } : {}),
+        });
+      } catch (err) {
+        say((err as Error).message);
+        return CRAWL_EXIT.usage;
+      }
+    } else transport = new HttpTransport({ gate, timeoutMs });
     const job = new CrawlJob({
       gate,
       frontier,
@@ -244,7 +273,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
           run: opts.run ?? null,
         },
         resumeOf,
-        worker: opts.worker ?? null,
+        worker: worker ?? null,
       });
       for (const bad of list.invalid) job.recordInvalid(bad.text, bad.reason, bad.message);
     } catch (err) {
@@ -308,6 +337,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     } catch {
       // Closing cannot lose committed rows.
     }
+    await transport?.close().catch(() => {});
     await gate?.close().catch(() => {});
     await fleet?.close().catch(() => {});
   }
@@ -332,9 +362,13 @@ class StdoutAttemptSink implements AuditSink {
 }
 
 /**
- * The fleet seam: with `--redis`, the policy store comes from stores/redis and the frontier from
- * politeness/redis-frontier (module `createRedisFrontier(connection, { prefix, ...options })`).
- * @throws Error with a clear message when Redis is unreachable or the frontier is missing.
+ * The fleet seam: with `--redis`, the policy store (stores/redis) and the shared frontier
+ * (crawl/redis-frontier) live in Redis under `robots-gate:<run>:`, so every worker started with
+ * the same run name shares one queue, one robots.txt fetch per origin and one interval per host.
+ * When Redis stops answering mid-run, the worker says so on stderr and sends nothing until it is
+ * back (there is no local fallback: it would multiply every host's rate).
+ * @throws RedisUnreachableError (names the URL) when Redis does not answer at start;
+ *   RedisUrlError for a URL that is not redis://.
  */
 async function openFleet(
   url: string,
@@ -343,21 +377,18 @@ async function openFleet(
   options: FrontierOptions,
 ): Promise<{ frontier: Frontier; store: PolicyStore; close(): Promise<void> }> {
   const { createRedisStores } = await import('../stores/redis.js');
+  const { createRedisFrontier } = await import('../crawl/redis-frontier.js');
   const prefix = `robots-gate:${run}:`;
-  const stores = await createRedisStores(url, { prefix });
-  const modulePath = '../politeness/redis-frontier.js';
-  let mod: { createRedisFrontier?: (connection: unknown, o: FrontierOptions & { prefix: string; worker: string }) => Frontier | Promise<Frontier> };
-  try {
-    mod = (await import(modulePath)) as typeof mod;
-  } catch {
-    await stores.close();
-    throw new Error('this build has no shared (Redis) frontier: --redis is not available');
-  }
-  if (!mod.createRedisFrontier) {
-    await stores.close();
-    throw new Error('this build has no shared (Redis) frontier: --redis is not available');
-  }
-  const frontier = await mod.createRedisFrontier(stores.connection, { ...options, prefix, worker });
+  const stores = await createRedisStores(url, {
+    prefix,
+    onStatus: (e) =>
+      say(
+        e.state === 'lost'
+          ? `Redis at ${e.url} is not answering (${e.error}): no request is sent until it is back; retrying`
+          : `Redis at ${e.url} is back after ${((e.downMs ?? 0) / 1000).toFixed(1)} s: carrying on`,
+      ),
+  });
+  const frontier = createRedisFrontier(stores.connection, { ...options, prefix, worker });
   return {
     frontier,
     store: stores.store,
