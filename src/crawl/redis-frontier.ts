@@ -301,16 +301,19 @@ interface StoredItem {
 }
 
 export interface RedisFrontierOptions extends FrontierOptions {
-  /** The run's name: workers with the same name share one frontier. */
-  readonly run: string;
+  /** The run's name: workers with the same name (and prefix) share one frontier. Without it
+   *  the frontier lives at `<prefix>frontier:` (a prefix of its own per run, then). */
+  readonly run?: string;
   /** This worker's name, recorded with its leases. Default: a random one. */
   readonly worker?: string;
   /** Key prefix, the same as the stores' (the host hashes are the rate limiter's). Default
    *  `robots-gate:`. */
   readonly prefix?: string;
   /** A lease not renewed for this long is void and its URL goes back (ms). Leases are renewed
-   *  every third of it while held. Default 15,000 (not FrontierOptions' 120,000: renewal keeps
-   *  long requests leased, and a dead worker's URLs come back sooner). */
+   *  every third of it while held. Default: env ROBOTS_GATE_FLEET_LEASE_MS, else 15,000 (not
+   *  FrontierOptions' 120,000: renewal keeps long requests leased, and a dead worker's URLs
+   *  come back sooner). Keep it longer than the Redis outages to ride out: a lease that lapses
+   *  while Redis is away lets another worker fetch its URL again. */
   readonly leaseMs?: number;
   /** Longest pause between two looks when everything queued is in flight elsewhere (ms).
    *  Default 100. */
@@ -318,6 +321,19 @@ export interface RedisFrontierOptions extends FrontierOptions {
 }
 
 const BATCH = 500;
+
+function leaseFromEnv(): number | undefined {
+  const raw = process.env.ROBOTS_GATE_FLEET_LEASE_MS;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) throw new RangeError(`ROBOTS_GATE_FLEET_LEASE_MS must be a number of ms, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** Build a RedisFrontier on a connection from `createRedisStores` (its `connection`). */
+export function createRedisFrontier(connection: RedisConnection, options: RedisFrontierOptions = {}): RedisFrontier {
+  return new RedisFrontier(connection, options);
+}
 
 /**
  * A `Frontier` shared by every worker that uses the same Redis, prefix and run name. `add` is
@@ -349,16 +365,16 @@ export class RedisFrontier implements Frontier {
     private readonly conn: RedisConnection,
     options: RedisFrontierOptions,
   ) {
-    if (!options.run) throw new RangeError('a run name is required for a shared frontier');
     const prefix = options.prefix ?? 'robots-gate:';
-    this.R = `${prefix}run:${options.run}:`;
+    this.R = options.run ? `${prefix}run:${options.run}:` : `${prefix}frontier:`;
     this.L = prefix;
     this.worker = options.worker ?? randomUUID().slice(0, 8);
     this.floorMs = options.minIntervalMs ?? 2_000;
     this.overrideMs = options.overrideIntervalMs ?? 10_000;
     this.jitter = options.jitter ?? 0.2;
     this.concurrency = options.concurrency ?? 16;
-    this.leaseMs = options.leaseMs ?? 15_000;
+    this.leaseMs = options.leaseMs ?? leaseFromEnv() ?? 15_000;
+    if (!(this.leaseMs >= 30)) throw new RangeError(`leaseMs must be at least 30, got ${this.leaseMs}`);
     this.pollMs = options.pollMs ?? 100;
     this.random = options.random ?? Math.random;
     if (!(this.concurrency >= 1)) throw new RangeError(`concurrency must be at least 1, got ${options.concurrency}`);

@@ -194,18 +194,19 @@ export async function connectRedis(url: string, options: RedisConnectionOptions 
     // reconnect: safe because every script is idempotent on its token.
     autoResendUnfulfilledCommands: true,
     retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 5), 1000),
-    enableAutoPipelining: true,
   };
   const client = new Redis(url, redisOptions);
-  // Until connected, failures are reported by the rejection below, not as events.
-  const swallow = () => {};
+  // Until connected, failures are reported by the rejection below, not as events; the first
+  // such event says more (ECONNREFUSED, ENOTFOUND) than the rejection ("Connection is closed").
+  let first: unknown;
+  const swallow = (err: unknown) => (first ??= err);
   client.on('error', swallow);
   try {
     await client.connect();
     await client.ping();
   } catch (err) {
     client.disconnect();
-    throw new RedisUnreachableError(maskRedisUrl(url), err);
+    throw new RedisUnreachableError(maskRedisUrl(url), first ?? err);
   }
   client.off('error', swallow);
   return new RedisConnection(client, url, options);

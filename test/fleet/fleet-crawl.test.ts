@@ -1,0 +1,39 @@
+// Four `robots-gate crawl --redis` workers share 400 URLs over 8 hosts; the servers' own log is
+// the judge: each allowed URL once, no disallowed URL, each robots.txt once, and per host no
+// two request starts closer than its Crawl-delay.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteKeys, redisUrl } from '../stores/redis-test-keys.js';
+import { auditRows, pageCounts, robotsFetches, shortGaps, startFleet, startWorker, TOTAL_URLS, type Fleet } from './fleet-harness.js';
+
+let fleet: Fleet;
+
+beforeAll(async () => {
+  fleet = await startFleet('four');
+});
+afterAll(async () => {
+  await fleet?.close();
+  await deleteKeys(`robots-gate:${fleet.run}:`);
+});
+
+describe('a fleet of four workers', () => {
+  it('fetches every allowed URL exactly once, keeps every host interval, and fetches each robots.txt once', async () => {
+    expect(fleet.urls).toHaveLength(TOTAL_URLS);
+    const workers = ['w1', 'w2', 'w3', 'w4'].map((w) => startWorker(fleet, redisUrl(), w));
+    const exits = await Promise.all(workers.map((w) => w.exit));
+    for (const [i, e] of exits.entries()) expect(e, workers[i]!.stderr()).toEqual({ code: 0, signal: null });
+
+    const counts = pageCounts(fleet);
+    const missing = [...fleet.allowed].filter((u) => counts.get(u) !== 1);
+    expect(missing, 'allowed URLs not fetched exactly once').toEqual([]);
+    expect([...counts.keys()].filter((u) => !fleet.allowed.has(u)), 'disallowed URLs that reached a server').toEqual([]);
+    expect(shortGaps(fleet)).toEqual([]);
+    expect([...robotsFetches(fleet).values()]).toEqual(fleet.names.map(() => 1));
+
+    // the work was shared, and every worker kept its own audit: one page row per URL overall
+    const rows = auditRows(fleet);
+    expect(new Set(rows.map((r) => r.file))).toEqual(new Set(['audit-w1.sqlite', 'audit-w2.sqlite', 'audit-w3.sqlite', 'audit-w4.sqlite']));
+    for (const file of new Set(rows.map((r) => r.file))) expect(rows.filter((r) => r.file === file).length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.outcome === 'fetched').map((r) => r.url).sort()).toEqual([...fleet.allowed].sort());
+    expect(rows.filter((r) => r.outcome === 'blocked')).toHaveLength(TOTAL_URLS - fleet.allowed.size);
+  }, 90_000);
+});
