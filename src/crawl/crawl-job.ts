@@ -206,6 +206,9 @@ export class CrawlJob {
     // A policy change seen by that check (or an earlier one) re-evaluates the host's queue
     // before anything more is sent to it.
     if (this.changedHosts.delete(host)) await this.reEvaluate(host);
+    // The attempt starts once decided: a robots.txt fetch made by the check is not part of it,
+    // so a policy-change boundary always falls before the attempts it governs.
+    const decidedAt = Date.now();
 
     const hs = this.host(host);
     const delay = decision.crawlDelaySeconds;
@@ -219,7 +222,7 @@ export class CrawlJob {
     await frontier.setHostPolicy(host, { crawlDelaySeconds, underOverride });
 
     if (!decision.allowed) {
-      this.write({ ...this.stamped(url, host, checkedAt, Date.now(), decision), outcome: 'blocked', kind: 'page', final: true, attempt: t.item.attempt });
+      this.write({ ...this.stamped(url, host, decidedAt, Date.now(), decision), outcome: 'blocked', kind: 'page', final: true, attempt: t.item.attempt });
       await frontier.complete(t, Date.now(), { notSent: true });
       return;
     }
