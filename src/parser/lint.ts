@@ -1,8 +1,8 @@
 // The linter's consumer: the same tokenizer and model as matching (buildModel), plus the checks that
 // only a linter wants and that matching's parse should not pay for.
 
-import { compilePattern, type CompiledPattern } from './pattern.js';
-import { buildModel } from './robots-txt.js';
+import { compilePattern, patternKey, type CompiledPattern } from './pattern.js';
+import { buildModel, rulePattern } from './robots-txt.js';
 import type { Diagnostic, LintOptions } from './types.js';
 
 interface LintRule {
@@ -10,6 +10,7 @@ interface LintRule {
   readonly source: string;
   readonly line: number;
   readonly pattern: CompiledPattern;
+  readonly key: string;
 }
 
 /**
@@ -19,12 +20,14 @@ interface LintRule {
  */
 export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions): Diagnostic[] {
   const model = buildModel(body, options);
-  const { log, groups, rulePatterns, ruleLines } = model;
+  const { log, groups, ruleLines } = model;
   for (const g of groups) {
     const rules: LintRule[] = [];
     for (let i = g.ruleStart; i < g.ruleEnd; i++) {
-      const l = ruleLines[i]!;
-      rules.push({ allow: l > 0, source: rulePatterns[i]!, line: Math.abs(l), pattern: compilePattern(rulePatterns[i]!) });
+      const l = ruleLines.get(i);
+      const source = rulePattern(model, i);
+      const pattern = compilePattern(source);
+      rules.push({ allow: l > 0, source, line: Math.abs(l), pattern, key: patternKey(pattern) });
     }
     checkGroup(rules, (code, severity, rule) => log.add(code, severity, rule.line, 1, rule.source));
   }
@@ -38,16 +41,16 @@ function checkGroup(rules: LintRule[], report: Report): void {
   const first = new Map<string, LintRule>();
   const firstOther = new Map<string, LintRule>();
   for (const r of rules) {
-    const same = first.get((r.allow ? 'A' : 'D') + r.pattern.key);
+    const same = first.get((r.allow ? 'A' : 'D') + r.key);
     if (same) {
       report('duplicate-rule', 'info', r);
       continue;
     }
-    first.set((r.allow ? 'A' : 'D') + r.pattern.key, r);
-    const other = firstOther.get((r.allow ? 'D' : 'A') + r.pattern.key);
+    first.set((r.allow ? 'A' : 'D') + r.key, r);
+    const other = firstOther.get((r.allow ? 'D' : 'A') + r.key);
     // RFC 9309 §2.2.2: of two equivalent rules the Allow is used, so the Disallow never decides.
     if (other) report('conflicting-rules', 'warning', r.allow ? other : r);
-    firstOther.set((r.allow ? 'A' : 'D') + r.pattern.key, r);
+    firstOther.set((r.allow ? 'A' : 'D') + r.key, r);
   }
   // Shadowing: a plain-prefix rule S (`/a` or `/a*`) matches every URL that any rule R whose first
   // piece starts with S's text matches; if S also has more octets, R can never decide.
@@ -68,7 +71,7 @@ function checkGroup(rules: LintRule[], report: Report): void {
       for (const s of candidates) {
         if (s === r) continue;
         const p = s.pattern.priority;
-        if (p > r.pattern.priority || (p === r.pattern.priority && s.allow && !r.allow && s.pattern.key !== r.pattern.key)) {
+        if (p > r.pattern.priority || (p === r.pattern.priority && s.allow && !r.allow && s.key !== r.key)) {
           shadowed = true;
           break;
         }

@@ -63,6 +63,40 @@ export function isNormal(s: string, start: number, end: number): boolean {
   return true;
 }
 
+/**
+ * One pass over a path + query starting at `start`: the index where it ends (the `#` of a fragment, or
+ * `n`) when it is already in normal form and has no `.`/`..` segment that URL resolution would remove;
+ * -1 otherwise (the caller then takes the slow path). Allocates nothing.
+ */
+export function normalEnd(s: string, start: number, n: number): number {
+  let inPath = true;
+  for (let i = start; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) return -1;
+    if (c === 35 /* # */) return i;
+    const k = ASCII_CLASS[c]!;
+    if (k === 0) {
+      if (c === 63 /* ? */) inPath = false;
+      else if (c === 47 /* / */ && inPath && s.charCodeAt(i + 1) === 46 /* . */) {
+        // `/.` followed by `/`, `?`, `#`, end, or `./` ... : a dot segment.
+        let j = i + 2;
+        if (s.charCodeAt(j) === 46) j++;
+        const d = j < n ? s.charCodeAt(j) : 47;
+        if (d === 47 || d === 63 || d === 35) return -1;
+      }
+      continue;
+    }
+    if (k === 1 || i + 2 >= n) return -1;
+    const h = s.charCodeAt(i + 1);
+    const l = s.charCodeAt(i + 2);
+    const hv = hexValue(h);
+    const lv = hexValue(l);
+    if (hv < 0 || lv < 0 || h >= 97 || l >= 97 || decodesTo(hv * 16 + lv)) return -1;
+    i += 2;
+  }
+  return n;
+}
+
 /** The normal form of `s` (see the file comment). Returns `s` itself when it is already normal. */
 export function normalizeOctets(s: string): string {
   if (isNormal(s, 0, s.length)) return s;

@@ -14,8 +14,6 @@ export interface CompiledPattern {
   readonly anchored: boolean;
   /** Octets in the normalised pattern, `*` and `$` included: the longest match wins (RFC 9309 §2.2.2). */
   readonly priority: number;
-  /** The pattern in normal form, for merging identical rules. */
-  readonly key: string;
 }
 
 /** Compile a non-empty pattern as written in the file. */
@@ -27,44 +25,53 @@ export function compilePattern(pattern: string): CompiledPattern {
     anchored = true;
     body = body.slice(0, -1);
   }
+  if (body.indexOf('*') < 0) {
+    const only = normalizeOctets(body);
+    return { pieces: [only], anchored, priority: only.length + (anchored ? 1 : 0) };
+  }
   const raw = body.split('*');
   const pieces: string[] = [];
   let priority = raw.length - 1 + (anchored ? 1 : 0);
-  let key = '';
   for (let i = 0; i < raw.length; i++) {
     const piece = normalizeOctets(raw[i]!);
     priority += piece.length;
     // Consecutive `*` are one wildcard; keep the first piece even when empty (pattern starts with `*`).
     if (i > 0 && piece === '' && i < raw.length - 1) continue;
     pieces.push(piece);
-    // In the merge key, a literal `*`/`$` (from %2A/%24) keeps its escape so `/a%2A` and `/a*` differ.
-    key += (i > 0 ? '*' : '') + piece.replace(/\*/g, '%2A').replace(/\$/g, '%24');
   }
-  if (anchored) key += '$';
   // A trailing `*` matches anything, including nothing: dropping it changes the match not at all. It
   // still counts toward the octets, as the RFC counts the pattern's octets and Google's parser does
-  // (`Disallow: /*` beats `Allow: /` on `/bar`).
+  // (`Disallow: /*` beats `Allow: /` on `/bar`, a strict conformance case).
   if (!anchored && pieces.length > 1 && pieces[pieces.length - 1] === '') pieces.pop();
-  return { pieces, anchored, priority, key };
+  return { pieces, anchored, priority };
+}
+
+/** A key equal for two patterns exactly when they match the same URLs the same way (for merging). */
+export function patternKey(p: CompiledPattern): string {
+  // A literal `*`/`$` (from %2A/%24) keeps its escape so `/a%2A` and `/a*` stay different.
+  let key = '';
+  for (let i = 0; i < p.pieces.length; i++) {
+    const piece = p.pieces[i]!;
+    key += (i > 0 ? '*' : '') + (/[*$]/.test(piece) ? piece.replace(/\*/g, '%2A').replace(/\$/g, '%24') : piece);
+  }
+  return p.anchored ? key + '$' : key;
 }
 
 /**
- * Does the pattern match text[start, end), given that pieces[0] is already known to be a prefix of it?
- * Allocates nothing.
+ * Do the pieces after the first match text[pos, end), the first piece having ended at `pos`?
+ * `rest` holds pieces[1..]; `anchored` pins the last piece to `end`. Allocates nothing.
  */
-export function matchRest(p: CompiledPattern, text: string, start: number, end: number): boolean {
-  const pieces = p.pieces;
-  let pos = start + pieces[0]!.length;
-  const last = pieces.length - 1;
-  if (last === 0) return !p.anchored || pos === end;
-  for (let i = 1; i < last; i++) {
-    const piece = pieces[i]!;
+export function matchRest(rest: readonly string[] | null, anchored: boolean, text: string, pos: number, end: number): boolean {
+  if (rest === null) return !anchored || pos === end;
+  const last = rest.length - 1;
+  for (let i = 0; i < last; i++) {
+    const piece = rest[i]!;
     const at = text.indexOf(piece, pos);
     if (at < 0 || at + piece.length > end) return false;
     pos = at + piece.length;
   }
-  const tail = pieces[last]!;
-  if (p.anchored) {
+  const tail = rest[last]!;
+  if (anchored) {
     const at = end - tail.length;
     return at >= pos && text.startsWith(tail, at);
   }

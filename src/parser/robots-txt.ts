@@ -6,7 +6,8 @@
 import { DiagnosticLog } from './diagnostics.js';
 import { decodeBody, DEFAULT_MAX_BYTES } from './decode.js';
 import { isValidProductToken, productToken, userAgentLineToken } from './product-token.js';
-import { RuleIndex, type IndexedRule, type RuleInput } from './rule-index.js';
+import { IntList } from './int-list.js';
+import { RuleIndex } from './rule-index.js';
 import { locateTarget, targetEnd, targetStart, targetText } from './target.js';
 import { Key, Leniency, tokenize, type LineHandler } from './tokenizer.js';
 import type { Diagnostic, GroupInfo, GroupRef, MatchResult, ParseOptions, RobotsTxt, RuleRef, UserAgentLine } from './types.js';
@@ -27,29 +28,42 @@ export interface GroupRecord {
 
 /** The parse result shared by the matcher and the linter. */
 export interface Model {
+  /** The decoded text; rules are ranges of it, so a parse keeps no string per rule. */
+  readonly text: string;
   readonly groups: GroupRecord[];
-  /** Rule patterns as written, in file order. */
-  readonly rulePatterns: string[];
+  /** Rule patterns as ranges of `text` (trimmed, comment removed), in file order. */
+  readonly ruleStarts: IntList;
+  readonly ruleEnds: IntList;
   /** Rule line numbers, positive for allow, negative for disallow. */
-  readonly ruleLines: number[];
+  readonly ruleLines: IntList;
   readonly sitemaps: string[];
   readonly log: DiagnosticLog;
 }
 
-class ModelBuilder implements LineHandler {
+/** The pattern of rule `i` as written. */
+export function rulePattern(model: Model, i: number): string {
+  return model.text.slice(model.ruleStarts.get(i), model.ruleEnds.get(i));
+}
+
+class ModelBuilder implements LineHandler, Model {
   readonly groups: GroupRecord[] = [];
-  readonly rulePatterns: string[] = [];
-  readonly ruleLines: number[] = [];
+  readonly ruleStarts = new IntList();
+  readonly ruleEnds = new IntList();
+  readonly ruleLines = new IntList();
   readonly sitemaps: string[] = [];
   private current: GroupRecord | null = null;
 
   constructor(
+    readonly text: string,
     readonly log: DiagnosticLog,
     private readonly baseUrl: string | undefined,
     private readonly quietUnknown: boolean,
   ) {}
 
-  directive(key: Key, rawKey: string, value: string, line: number, keyColumn: number, valueColumn: number): void {
+  directive(key: Key, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, line: number, lineStart: number): void {
+    const text = this.text;
+    const keyColumn = keyStart - lineStart + 1;
+    const valueColumn = valueStart - lineStart + 1;
     switch (key) {
       case Key.UserAgent: {
         let g = this.current;
@@ -58,14 +72,15 @@ class ModelBuilder implements LineHandler {
             agentValues: [],
             agentTokens: [],
             agentLines: [],
-            ruleStart: this.rulePatterns.length,
-            ruleEnd: this.rulePatterns.length,
+            ruleStart: this.ruleLines.length,
+            ruleEnd: this.ruleLines.length,
             crawlDelays: [],
             closed: false,
           };
           this.groups.push(g);
           this.current = g;
         }
+        const value = text.slice(valueStart, valueEnd);
         const { token, exact } = userAgentLineToken(value);
         g.agentValues.push(value);
         g.agentTokens.push(token);
@@ -77,26 +92,28 @@ class ModelBuilder implements LineHandler {
       case Key.Disallow: {
         const g = this.current;
         if (g === null) {
-          this.log.add('rule-outside-group', 'error', line, keyColumn, rawKey);
+          this.log.add('rule-outside-group', 'error', line, keyColumn, text.slice(keyStart, keyEnd));
           return;
         }
         g.closed = true;
         // RFC 9309 §2.2.2: an empty value is no rule; the group still exists.
-        if (value === '') return;
-        const c = value.charCodeAt(0);
-        if (c !== 47 && c !== 42) this.log.add('pattern-not-path', 'warning', line, valueColumn, value);
-        this.rulePatterns.push(value);
+        if (valueStart === valueEnd) return;
+        const c = text.charCodeAt(valueStart);
+        if (c !== 47 && c !== 42) this.log.add('pattern-not-path', 'warning', line, valueColumn, text.slice(valueStart, valueEnd));
+        this.ruleStarts.push(valueStart);
+        this.ruleEnds.push(valueEnd);
         this.ruleLines.push(key === Key.Allow ? line : -line);
-        g.ruleEnd = this.rulePatterns.length;
+        g.ruleEnd = this.ruleLines.length;
         return;
       }
       case Key.CrawlDelay: {
         const g = this.current;
         if (g === null) {
-          this.log.add('rule-outside-group', 'error', line, keyColumn, rawKey);
+          this.log.add('rule-outside-group', 'error', line, keyColumn, text.slice(keyStart, keyEnd));
           return;
         }
         // Crawl-delay is not a rule (RFC 9309 §2.2.4 "other records"): it neither starts nor ends a group.
+        const value = text.slice(valueStart, valueEnd);
         const m = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?/i.exec(value);
         const seconds = m ? Number(m[0]) : NaN;
         if (!Number.isFinite(seconds)) {
@@ -108,17 +125,20 @@ class ModelBuilder implements LineHandler {
         return;
       }
       case Key.Sitemap:
-        this.sitemap(value, line, valueColumn);
+        this.sitemap(text.slice(valueStart, valueEnd), line, valueColumn);
         return;
-      default:
+      default: {
         // A bare `http(s)://...` line: the tokenizer reads `http` as the key. Real files list sitemaps
         // this way (a forgotten `Sitemap:`); take the URL as one, with a diagnostic.
-        if (value.startsWith('//') && /^https?$/i.test(rawKey) && !/\s/.test(value)) {
-          this.log.add('sitemap-without-key', 'warning', line, keyColumn, rawKey + ':' + value);
-          this.addSitemap(rawKey + ':' + value);
+        const rawKey = text.slice(keyStart, keyEnd);
+        if (keyEnd - keyStart <= 5 && /^https?$/i.test(rawKey) && text.startsWith('//', valueStart) && !/\s/.test(text.slice(valueStart, valueEnd))) {
+          const url = text.slice(keyStart, valueEnd);
+          this.log.add('sitemap-without-key', 'warning', line, keyColumn, url);
+          this.addSitemap(url);
           return;
         }
         if (!this.quietUnknown) this.log.add('unknown-directive', 'info', line, keyColumn, rawKey);
+      }
     }
   }
 
@@ -146,8 +166,10 @@ class ModelBuilder implements LineHandler {
     this.log.add('relative-sitemap', 'error', line, column, value);
   }
 
-  lenient(kind: Leniency, rawKey: string, line: number, column: number): void {
-    this.log.add(kind === Leniency.Misspelled ? 'misspelled-directive' : 'missing-colon', 'warning', line, column, rawKey);
+  lenient(kind: Leniency, keyStart: number, keyEnd: number, line: number, lineStart: number): void {
+    const rawKey = this.text.slice(keyStart, keyEnd);
+    if (kind === Leniency.Misspelled) this.log.add('misspelled-directive', 'warning', line, keyStart - lineStart + 1, rawKey);
+    else this.log.add('missing-colon', 'warning', line, keyEnd - lineStart + 1, rawKey);
   }
 
   invalid(line: number, column: number): void {
@@ -178,8 +200,11 @@ export function buildModel(body: string | Uint8Array, options: ParseOptions | un
   const html = looksLikeHtml(decoded.text);
   if (html) log.add('html-body', 'error', 0, 1);
   // In an HTML page every markup line would be an unknown directive: report the page once instead.
-  const builder = new ModelBuilder(log, options?.url, html);
+  const builder = new ModelBuilder(decoded.text, log, options?.url, html);
   tokenize(decoded.text, builder);
+  builder.ruleStarts.trim();
+  builder.ruleEnds.trim();
+  builder.ruleLines.trim();
   if (decoded.truncatedBytes > 0) log.add('truncated', 'warning', 0, 1, `${decoded.truncatedBytes} bytes past ${maxBytes}`);
   return builder;
 }
@@ -218,16 +243,12 @@ class Policy {
 
   rules(): RuleIndex {
     if (this.index) return this.index;
-    const { groups, rulePatterns, ruleLines } = this.model;
-    const inputs: RuleInput[] = [];
+    const ids: number[] = [];
     for (const id of this.groupIds) {
-      const g = groups[id]!;
-      for (let i = g.ruleStart; i < g.ruleEnd; i++) {
-        const l = ruleLines[i]!;
-        inputs.push({ allow: l > 0, pattern: rulePatterns[i]!, line: l > 0 ? l : -l });
-      }
+      const g = this.model.groups[id]!;
+      for (let i = g.ruleStart; i < g.ruleEnd; i++) ids.push(i);
     }
-    return (this.index = new RuleIndex(inputs));
+    return (this.index = new RuleIndex(this.model, ids));
   }
 }
 
@@ -249,16 +270,15 @@ class ParsedRobotsTxt implements RobotsTxt {
 
   get groups(): readonly GroupInfo[] {
     if (this.groupList) return this.groupList;
-    const { groups, rulePatterns, ruleLines } = this.model;
+    const model = this.model;
     return (this.groupList = Object.freeze(
-      groups.map((g): GroupInfo => {
+      model.groups.map((g): GroupInfo => {
         const userAgents: UserAgentLine[] = g.agentValues.map((value, i) =>
           Object.freeze({ value, token: g.agentTokens[i]!, line: g.agentLines[i]! }),
         );
         const rules: RuleRef[] = [];
         for (let i = g.ruleStart; i < g.ruleEnd; i++) {
-          const l = ruleLines[i]!;
-          rules.push(Object.freeze({ type: l > 0 ? 'allow' : 'disallow', pattern: rulePatterns[i]!, line: Math.abs(l) }));
+          rules.push(ruleRef(model, i));
         }
         return Object.freeze({
           userAgents: Object.freeze(userAgents),
@@ -274,7 +294,7 @@ class ParsedRobotsTxt implements RobotsTxt {
     locateTarget(url);
     if (policy.ref === null || isRobotsTxtPath()) return true;
     const rule = policy.rules().match(targetText, targetStart, targetEnd);
-    return rule === null || rule.allow;
+    return rule < 0 || this.model.ruleLines.get(rule) > 0;
   }
 
   check(url: string | URL, userAgent: string): MatchResult {
@@ -283,7 +303,9 @@ class ParsedRobotsTxt implements RobotsTxt {
     if (policy.ref === null) return { allowed: true, rule: null, group: null };
     if (isRobotsTxtPath()) return { allowed: true, rule: null, group: policy.ref };
     const rule = policy.rules().match(targetText, targetStart, targetEnd);
-    return { allowed: rule === null || rule.allow, rule: rule && ruleRef(rule), group: policy.ref };
+    if (rule < 0) return { allowed: true, rule: null, group: policy.ref };
+    const ref = ruleRef(this.model, rule);
+    return { allowed: ref.type === 'allow', rule: ref, group: policy.ref };
   }
 
   crawlDelay(userAgent: string): number | undefined {
@@ -337,8 +359,9 @@ function isRobotsTxtPath(): boolean {
   return targetEnd - targetStart === len || targetText.charCodeAt(targetStart + len) === 63 /* ? */;
 }
 
-function ruleRef(rule: IndexedRule): RuleRef {
-  return { type: rule.allow ? 'allow' : 'disallow', pattern: rule.source, line: rule.line };
+function ruleRef(model: Model, i: number): RuleRef {
+  const l = model.ruleLines.get(i);
+  return Object.freeze({ type: l > 0 ? 'allow' : 'disallow', pattern: rulePattern(model, i), line: l > 0 ? l : -l });
 }
 
 /**

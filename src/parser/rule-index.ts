@@ -7,126 +7,222 @@
 // "longest proper prefix" chain (if Q is a prefix of P and Q <= E <= P, then E starts with Q). Walking
 // that chain yields exactly the candidate rules, each entry's rules sorted best first (most octets,
 // then Allow on a tie: RFC 9309 §2.2.2), so most checks stop at the first candidate.
+//
+// Memory: rules live in typed arrays; a prefix is a range of the file's own text when the pattern is
+// already in normal form (the common case), else a range of one joined string of normalised prefixes.
 
-import { compilePattern, matchRest, type CompiledPattern } from './pattern.js';
+import { compilePattern, matchRest } from './pattern.js';
 
-export interface IndexedRule {
-  readonly allow: boolean;
-  readonly pattern: CompiledPattern;
-  /** The pattern as written. */
-  readonly source: string;
-  readonly line: number;
+/** Where a group's rules are: ids into the model's rule table, and how to read them. */
+export interface RuleSource {
+  readonly text: string;
+  readonly ruleStarts: { get(i: number): number };
+  readonly ruleEnds: { get(i: number): number };
+  /** Positive line for allow, negative for disallow. */
+  readonly ruleLines: { get(i: number): number };
 }
 
-interface Entry {
-  readonly prefix: string;
-  /** Index of the longest entry that is a proper prefix of this one, or -1. */
-  parent: number;
-  /** Best first: priority descending, allow before disallow. */
-  readonly rules: IndexedRule[];
-}
-
-export interface RuleInput {
-  readonly allow: boolean;
-  readonly pattern: string;
-  readonly line: number;
-}
+const ALLOW = 1;
+const ANCHORED = 2;
+const AUX = 4;
 
 export class RuleIndex {
-  private readonly entries: Entry[];
+  /** Per sorted rule: prefix range (in `text` or, with AUX, in `aux`), priority, flags, model rule id, rest pieces. */
+  private readonly prefixStart: Int32Array;
+  private readonly prefixLength: Int32Array;
+  private readonly priority: Int32Array;
+  private readonly flags: Uint8Array;
+  private readonly ruleId: Int32Array;
+  private readonly restIndex: Int32Array;
+  private readonly rests: (readonly string[])[];
+  /** Per entry (distinct prefix): its first sorted rule, and its parent entry (-1 for none). */
+  private readonly entryFirst: Int32Array;
+  private readonly entryParent: Int32Array;
+  private readonly text: string;
+  private readonly aux: string;
+  /** Rules after merging identical ones. */
   readonly size: number;
 
-  constructor(inputs: Iterable<RuleInput>) {
-    // Identical rules (same type, same pattern after normalisation) are merged: the first one is kept
-    // for its line number, which is the one a reader looks for.
-    const seen = new Set<string>();
-    const byPrefix = new Map<string, IndexedRule[]>();
-    let size = 0;
-    for (const r of inputs) {
-      const pattern = compilePattern(r.pattern);
-      const dedupe = (r.allow ? 'A' : 'D') + pattern.key;
-      if (seen.has(dedupe)) continue;
-      seen.add(dedupe);
-      const prefix = pattern.pieces[0]!;
-      let list = byPrefix.get(prefix);
-      if (!list) byPrefix.set(prefix, (list = []));
-      list.push({ allow: r.allow, pattern, source: r.pattern, line: r.line });
-      size++;
+  constructor(source: RuleSource, ids: readonly number[]) {
+    const text = source.text;
+    this.text = text;
+    // Identical rules (same type, same text) are merged before anything is compiled: the first one is
+    // kept for its line number, and a file of 15,000 copies of one line compiles one pattern.
+    const seenAllow = new Set<string>();
+    const seenDisallow = new Set<string>();
+    const unique: number[] = [];
+    const raws: string[] = [];
+    for (const id of ids) {
+      const raw = text.slice(source.ruleStarts.get(id), source.ruleEnds.get(id));
+      const seen = source.ruleLines.get(id) > 0 ? seenAllow : seenDisallow;
+      if (seen.has(raw)) continue;
+      seen.add(raw);
+      unique.push(id);
+      raws.push(raw);
     }
-    this.size = size;
-    const prefixes = [...byPrefix.keys()].sort();
-    const entries: Entry[] = new Array(prefixes.length);
-    const stack: number[] = [];
-    for (let i = 0; i < prefixes.length; i++) {
-      const prefix = prefixes[i]!;
-      while (stack.length && !prefix.startsWith(entries[stack[stack.length - 1]!]!.prefix)) stack.pop();
-      const rules = byPrefix.get(prefix)!;
-      rules.sort(better);
-      entries[i] = { prefix, parent: stack.length ? stack[stack.length - 1]! : -1, rules };
-      stack.push(i);
+    const n = unique.length;
+    this.size = n;
+    const pStart = new Int32Array(n);
+    const pLength = new Int32Array(n);
+    const priority = new Int32Array(n);
+    const flags = new Uint8Array(n);
+    const restIndex = new Int32Array(n).fill(-1);
+    const rests: (readonly string[])[] = [];
+    const auxParts: string[] = [];
+    let auxLength = 0;
+    for (let i = 0; i < n; i++) {
+      const id = unique[i]!;
+      const start = source.ruleStarts.get(id);
+      const p = compilePattern(raws[i]!);
+      const head = p.pieces[0]!;
+      let f = (source.ruleLines.get(id) > 0 ? ALLOW : 0) | (p.anchored ? ANCHORED : 0);
+      if (text.startsWith(head, start)) {
+        pStart[i] = start;
+      } else {
+        f |= AUX;
+        pStart[i] = auxLength;
+        auxParts.push(head);
+        auxLength += head.length;
+      }
+      pLength[i] = head.length;
+      priority[i] = p.priority;
+      flags[i] = f;
+      if (p.pieces.length > 1) {
+        restIndex[i] = rests.length;
+        rests.push(p.pieces.slice(1));
+      }
     }
-    this.entries = entries;
+    const aux = auxParts.join('');
+    this.aux = aux;
+    const prefixOf = (i: number): string => (flags[i]! & AUX ? aux : text);
+    const comparePrefixes = (a: number, b: number): number => {
+      const sa = prefixOf(a);
+      const sb = prefixOf(b);
+      const la = pLength[a]!;
+      const lb = pLength[b]!;
+      const oa = pStart[a]!;
+      const ob = pStart[b]!;
+      const len = la < lb ? la : lb;
+      for (let k = 0; k < len; k++) {
+        const d = sa.charCodeAt(oa + k) - sb.charCodeAt(ob + k);
+        if (d !== 0) return d;
+      }
+      return la - lb;
+    };
+    const order = Array.from({ length: n }, (_, i) => i);
+    order.sort(
+      (a, b) =>
+        comparePrefixes(a, b) ||
+        priority[b]! - priority[a]! ||
+        (flags[b]! & ALLOW) - (flags[a]! & ALLOW) ||
+        a - b,
+    );
+    // Lay the sorted rules out in their final arrays and find the entries (distinct prefixes).
+    this.prefixStart = new Int32Array(n);
+    this.prefixLength = new Int32Array(n);
+    this.priority = new Int32Array(n);
+    this.flags = new Uint8Array(n);
+    this.ruleId = new Int32Array(n);
+    this.restIndex = new Int32Array(n);
+    this.rests = rests;
+    const entryFirst: number[] = [];
+    const entryParent: number[] = [];
+    const stack: number[] = []; // entry numbers whose prefix is a prefix of the current one
+    let previous = -1;
+    for (let k = 0; k < n; k++) {
+      const i = order[k]!;
+      this.prefixStart[k] = pStart[i]!;
+      this.prefixLength[k] = pLength[i]!;
+      this.priority[k] = priority[i]!;
+      this.flags[k] = flags[i]!;
+      this.ruleId[k] = unique[i]!;
+      this.restIndex[k] = restIndex[i]!;
+      if (previous >= 0 && comparePrefixes(previous, i) === 0) continue;
+      previous = i;
+      while (stack.length) {
+        const top = order[entryFirst[stack[stack.length - 1]!]!]!;
+        // Is the top entry's prefix a prefix of this one?
+        const lt = pLength[top]!;
+        if (lt <= pLength[i]! && comparePrefixPart(prefixOf(top), pStart[top]!, prefixOf(i), pStart[i]!, lt)) break;
+        stack.pop();
+      }
+      entryParent.push(stack.length ? stack[stack.length - 1]! : -1);
+      entryFirst.push(k);
+      stack.push(entryFirst.length - 1);
+    }
+    this.entryFirst = Int32Array.from(entryFirst);
+    this.entryParent = Int32Array.from(entryParent);
   }
 
-  /** The deciding rule for text[start, end) (a normalised path + query), or null. Allocates nothing. */
-  match(text: string, start: number, end: number): IndexedRule | null {
-    const entries = this.entries;
+  /**
+   * The deciding rule for text[start, end) (a normalised path + query): its id in the model's rule
+   * table, or -1 when no rule matches. Allocates nothing.
+   */
+  match(target: string, start: number, end: number): number {
+    const entryFirst = this.entryFirst;
+    const entries = entryFirst.length;
+    const pStart = this.prefixStart;
+    const pLength = this.prefixLength;
+    const flags = this.flags;
+    // Binary search: the last entry whose prefix is <= the target.
     let lo = 0;
-    let hi = entries.length - 1;
+    let hi = entries - 1;
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (compare(entries[mid]!.prefix, text, start, end) <= 0) {
+      const r = entryFirst[mid]!;
+      if (compareToTarget(flags[r]! & AUX ? this.aux : this.text, pStart[r]!, pLength[r]!, target, start, end) <= 0) {
         found = mid;
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    if (found < 0) return null;
-    const common = commonPrefix(entries[found]!.prefix, text, start, end);
-    let best: IndexedRule | null = null;
+    if (found < 0) return -1;
+    const r0 = entryFirst[found]!;
+    const common = commonLength(flags[r0]! & AUX ? this.aux : this.text, pStart[r0]!, pLength[r0]!, target, start, end);
+    const priority = this.priority;
+    let best = -1;
     let bestPriority = -1;
-    for (let i = found; i >= 0; i = entries[i]!.parent) {
-      const entry = entries[i]!;
-      if (entry.prefix.length > common) continue;
-      const rules = entry.rules;
-      for (let j = 0; j < rules.length; j++) {
-        const rule = rules[j]!;
-        const p = rule.pattern.priority;
-        if (p < bestPriority || (p === bestPriority && (best!.allow || !rule.allow))) break;
-        if (matchRest(rule.pattern, text, start, end)) {
-          best = rule;
+    for (let e = found; e >= 0; e = this.entryParent[e]!) {
+      const first = entryFirst[e]!;
+      const length = pLength[first]!;
+      if (length > common) continue;
+      const last = e + 1 < entries ? entryFirst[e + 1]! : pStart.length;
+      for (let k = first; k < last; k++) {
+        const p = priority[k]!;
+        const f = flags[k]!;
+        if (p < bestPriority || (p === bestPriority && (flags[best]! & ALLOW || !(f & ALLOW)))) break;
+        const ri = this.restIndex[k]!;
+        if (matchRest(ri < 0 ? null : this.rests[ri]!, (f & ANCHORED) !== 0, target, start + length, end)) {
+          best = k;
           bestPriority = p;
           break;
         }
       }
     }
-    return best;
+    return best < 0 ? -1 : this.ruleId[best]!;
   }
 }
 
-function better(a: IndexedRule, b: IndexedRule): number {
-  const d = b.pattern.priority - a.pattern.priority;
-  if (d !== 0) return d;
-  return a.allow === b.allow ? a.line - b.line : a.allow ? -1 : 1;
+function comparePrefixPart(a: string, oa: number, b: string, ob: number, len: number): boolean {
+  for (let k = 0; k < len; k++) if (a.charCodeAt(oa + k) !== b.charCodeAt(ob + k)) return false;
+  return true;
 }
 
-/** Compare `prefix` with text[start, end) by UTF-16 code units, like `<` on strings. */
-function compare(prefix: string, text: string, start: number, end: number): number {
-  const n = prefix.length;
+/** Compare prefix s[o, o+len) with target[start, end) by UTF-16 code units, like `<` on strings. */
+function compareToTarget(s: string, o: number, len: number, target: string, start: number, end: number): number {
   const m = end - start;
-  const len = n < m ? n : m;
-  for (let i = 0; i < len; i++) {
-    const d = prefix.charCodeAt(i) - text.charCodeAt(start + i);
+  const n = len < m ? len : m;
+  for (let k = 0; k < n; k++) {
+    const d = s.charCodeAt(o + k) - target.charCodeAt(start + k);
     if (d !== 0) return d;
   }
-  return n - m;
+  return len - m;
 }
 
-function commonPrefix(prefix: string, text: string, start: number, end: number): number {
-  const n = prefix.length;
+function commonLength(s: string, o: number, len: number, target: string, start: number, end: number): number {
   const m = end - start;
-  const len = n < m ? n : m;
-  let i = 0;
-  while (i < len && prefix.charCodeAt(i) === text.charCodeAt(start + i)) i++;
-  return i;
+  const n = len < m ? len : m;
+  let k = 0;
+  while (k < n && s.charCodeAt(o + k) === target.charCodeAt(start + k)) k++;
+  return k;
 }

@@ -6,7 +6,7 @@
 // Anything else (dot segments, backslashes, non-ASCII, lower-case escapes, URL objects) goes through
 // WHATWG `URL`, the parser fetch() itself uses, so we match the path the request will really carry.
 
-import { isNormal, normalizeOctets } from './normalize.js';
+import { normalEnd, normalizeOctets } from './normalize.js';
 
 /** The matchable range found by the last `locateTarget` call (module scratch: no allocation per call). */
 export let targetText = '';
@@ -31,9 +31,8 @@ export function locateTarget(url: string | URL): void {
       pathStart = simpleAuthorityEnd(url);
     }
     if (pathStart >= 0) {
-      let end = url.indexOf('#', pathStart);
-      if (end < 0) end = n;
-      if (isNormal(url, pathStart, end) && !hasDotSegment(url, pathStart, end)) {
+      const end = normalEnd(url, pathStart, n);
+      if (end >= 0) {
         targetText = url;
         targetStart = pathStart;
         targetEnd = end;
@@ -81,10 +80,11 @@ export function matchablePath(url: string | URL): string {
  * path's `/`; otherwise -1 (the caller then lets WHATWG URL decide, and report invalid URLs).
  */
 function simpleAuthorityEnd(s: string): number {
-  let i: number;
-  if (s.startsWith('http://')) i = 7;
-  else if (s.startsWith('https://')) i = 8;
-  else return -1;
+  // 'http://' or 'https://', compared by char code (no string allocated or searched).
+  if (s.charCodeAt(0) !== 104 || s.charCodeAt(1) !== 116 || s.charCodeAt(2) !== 116 || s.charCodeAt(3) !== 112) return -1;
+  let i = s.charCodeAt(4) === 115 ? 5 : 4;
+  if (s.charCodeAt(i) !== 58 || s.charCodeAt(i + 1) !== 47 || s.charCodeAt(i + 2) !== 47) return -1;
+  i += 3;
   const hostStart = i;
   const n = s.length;
   let lastLabelStart = i;
@@ -108,21 +108,4 @@ function simpleAuthorityEnd(s: string): number {
   if (!(last >= 97 && last <= 122)) return -1;
   if (portStart >= 0 && (i - portStart > 5 || (i > portStart && Number(s.slice(portStart, i)) > 65535))) return -1;
   return i;
-}
-
-/** Does the path part (before '?') contain a `.` or `..` segment that URL resolution would remove? */
-function hasDotSegment(s: string, start: number, end: number): boolean {
-  let q = s.indexOf('?', start);
-  if (q < 0 || q > end) q = end;
-  let i = s.indexOf('/.', start);
-  while (i >= 0 && i < q) {
-    const c1 = i + 2 < q ? s.charCodeAt(i + 2) : 47;
-    if (c1 === 47) return true;
-    if (c1 === 46) {
-      const c2 = i + 3 < q ? s.charCodeAt(i + 3) : 47;
-      if (c2 === 47) return true;
-    }
-    i = s.indexOf('/.', i + 2);
-  }
-  return false;
 }

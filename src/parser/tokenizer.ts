@@ -22,11 +22,15 @@ export enum Leniency {
   MissingColon = 2,
 }
 
+/**
+ * Receives the lines. Positions are offsets into the tokenized text, so a handler slices only what it
+ * keeps; columns are `offset - lineStart + 1`. Values are trimmed and exclude the comment.
+ */
 export interface LineHandler {
-  /** A `key: value` line. `valueColumn` is 1-based. `value` is trimmed, comment removed. */
-  directive(key: Key, rawKey: string, value: string, line: number, keyColumn: number, valueColumn: number): void;
+  /** A `key: value` line. */
+  directive(key: Key, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, line: number, lineStart: number): void;
   /** The line was accepted only thanks to a tolerance beyond the RFC. Called before `directive`. */
-  lenient(kind: Leniency, rawKey: string, line: number, column: number): void;
+  lenient(kind: Leniency, keyStart: number, keyEnd: number, line: number, lineStart: number): void;
   /** A non-blank line that is not `key: value` (and not a comment). */
   invalid(line: number, column: number): void;
 }
@@ -100,16 +104,15 @@ export function tokenize(text: string, handler: LineHandler): void {
     }
     const kind = classifyKey(text, a, keyEnd);
     const key = kind >> 1;
-    const rawKey = text.slice(a, keyEnd);
     if (missingColon) {
       if (key === Key.Unknown) {
         handler.invalid(line, a - lineStart + 1);
         continue;
       }
-      handler.lenient(Leniency.MissingColon, rawKey, line, keyEnd - lineStart + 1);
+      handler.lenient(Leniency.MissingColon, a, keyEnd, line, lineStart);
     }
-    if (kind & 1) handler.lenient(Leniency.Misspelled, rawKey, line, a - lineStart + 1);
-    handler.directive(key, rawKey, text.slice(valueStart, end), line, a - lineStart + 1, valueStart - lineStart + 1);
+    if (kind & 1) handler.lenient(Leniency.Misspelled, a, keyEnd, line, lineStart);
+    handler.directive(key, a, keyEnd, valueStart, end, line, lineStart);
   }
 }
 
