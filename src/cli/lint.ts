@@ -6,6 +6,7 @@ import { parseRobotsTxt } from '../parser/index.js';
 import type { Diagnostic } from '../parser/types.js';
 import { allDiagnostics } from '../web/diagnostics.js';
 import { fetchRobotsForTool } from '../web/fetch-robots.js';
+import { plural } from '../report/format.js';
 
 /** Exit codes, as `--help` documents them. */
 export const LINT_EXIT = { clean: 0, warnings: 1, errors: 2, unreadable: 3 } as const;
@@ -109,9 +110,14 @@ export function lintCommand(): Command {
     .option('--timeout <ms>', 'robots.txt fetch timeout in ms', '10000')
     .addHelpText('after', `
 Output: file:line:col: severity: message [code], the line, and a caret (stdout).
-Exit codes: 0 clean (notes only), 1 warnings, 2 errors, 3 nothing to lint (unreadable file,
-robots.txt unavailable or unreachable).`)
+Exit codes: 0 clean (notes only), 1 warnings, 2 errors (or a usage error), 3 nothing to lint
+(unreadable file, robots.txt unavailable or unreachable).`)
     .action(async (target: string, opts: LintOptions) => {
+      // `lint FILE | head` closes the pipe early: stop quietly, as other command-line tools do.
+      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+        throw err;
+      });
       let source: Source;
       try {
         source = await load(target, opts);
@@ -134,7 +140,6 @@ robots.txt unavailable or unreachable).`)
       const count = (s: Diagnostic['severity']) => diagnostics.filter((d) => d.severity === s).length;
       const errors = count('error');
       const warnings = count('warning');
-      const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
       process.stderr.write(`${source.name}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${plural(count('info'), 'note')}\n`);
       process.exitCode = errors ? LINT_EXIT.errors : warnings ? LINT_EXIT.warnings : LINT_EXIT.clean;
     });

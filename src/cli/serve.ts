@@ -6,6 +6,7 @@ interface ServeCliOptions {
   port: string;
   host: string;
   resolve: string[];
+  timeout: string;
 }
 
 export function serveCommand(): Command {
@@ -15,10 +16,11 @@ export function serveCommand(): Command {
     .option('--port <n>', 'TCP port (0 picks a free one)', '8377')
     .option('--host <addr>', 'address to bind; the default keeps the page on this machine', '127.0.0.1')
     .addOption(new Option('--resolve <HOST:PORT:ADDR>', 'for the tester\'s fetches: connect to ADDR for HOST:PORT (curl style); repeatable').argParser((v: string, prev: string[]) => [...prev, v]).default([]))
+    .option('--timeout <ms>', 'robots.txt fetch timeout in ms (the tester\'s "Fetch robots.txt")', '10000')
     .addHelpText('after', `
 Prints the page's URL on stdout and serves until interrupted (Ctrl-C).
 The server reads only DIR's audit files and its own built pages; robots.txt fetches follow RFC 9309
-with a 10 s timeout and a 2 MiB cap.
+with the --timeout and a 2 MiB cap.
 Exit codes: 0 stopped by a signal, 1 could not start (port taken, package not built).`)
     .action(async (dir: string | undefined, opts: ServeCliOptions) => {
       const port = Number(opts.port);
@@ -27,9 +29,15 @@ Exit codes: 0 stopped by a signal, 1 could not start (port taken, package not bu
         process.exitCode = 1;
         return;
       }
+      const fetchTimeoutMs = Number(opts.timeout);
+      if (!(fetchTimeoutMs > 0)) {
+        process.stderr.write(`robots-gate serve: --timeout must be a positive number of ms, got ${opts.timeout}\n`);
+        process.exitCode = 1;
+        return;
+      }
       let server;
       try {
-        server = await startServer({ port, host: opts.host, resolve: opts.resolve, ...(dir ? { auditDir: dir } : {}) });
+        server = await startServer({ port, host: opts.host, resolve: opts.resolve, fetchTimeoutMs, ...(dir ? { auditDir: dir } : {}) });
       } catch (err) {
         process.stderr.write(`robots-gate serve: ${(err as Error).message}\n`);
         process.exitCode = 1;

@@ -20,3 +20,8 @@ export function formatBytes(n: number): string {
 export function formatTime(ms: number): string {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : '–';
 }
+
+/** `1 warning`, `2 warnings`. */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

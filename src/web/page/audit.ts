@@ -1,7 +1,7 @@
 // The audit browser page: runs, hosts, each host's robots.txt versions with a diff between any
 // two and the time the policy changed, and the URLs that were blocked with the rule that decided.
 import type { PolicyRow } from '../../audit/types.js';
-import { formatTime } from '../../report/format.js';
+import { formatTime, plural } from '../../report/format.js';
 import { diffPolicies } from '../../report/policy-diff.js';
 import type { ApiError, AuditHost, AuditHosts, AuditIndex } from './api.js';
 import { byId, el } from './dom.js';
@@ -36,7 +36,7 @@ async function loadIndex(): Promise<void> {
   const index = await getJson<AuditIndex>('/api/audit');
   byId('audit-dir').textContent = `Audit of ${index.dir}`;
   for (const r of index.runs) {
-    runSelect.append(el('option', { value: r.runId }, `${r.runId} · ${formatTime(r.startMs)} · ${r.attempts} requests`));
+    runSelect.append(el('option', { value: r.runId }, `${r.runId} · ${formatTime(r.startMs)} · ${plural(r.attempts, 'request')}`));
   }
   await loadHosts();
 }
@@ -45,7 +45,7 @@ async function loadHosts(): Promise<void> {
   const run = runSelect.value;
   const data = await getJson<AuditHosts>(`/api/audit/hosts${run ? `?run=${encodeURIComponent(run)}` : ''}`);
   const t = data.totals;
-  setStatus(`${t.attempts} requests to ${t.hosts} hosts: ${t.fetched} fetched, ${t.blocked} blocked, ${t.error} errors; ${t.policies} robots.txt versions, ${t.policyChanges} changes.`);
+  setStatus(`${plural(t.attempts, 'request')} to ${plural(t.hosts, 'host')}: ${t.fetched} fetched, ${t.blocked} blocked, ${plural(t.error, 'error')}; ${plural(t.policies, 'robots.txt version')}, ${plural(t.policyChanges, 'change')}.`);
   hostsBody.replaceChildren();
   if (data.hosts.length === 0) hostsBody.append(el('tr', {}, el('td', { colspan: '6', class: 'empty-note' }, 'No requests in this run.')));
   for (const h of data.hosts) {

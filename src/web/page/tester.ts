@@ -2,7 +2,7 @@
 // (tester-worker.ts), debounced, with a watchdog, so no input can freeze the page.
 import type { Diagnostic } from '../../parser/types.js';
 import type { EvaluateRequest, EvaluateResponse, UrlVerdict } from './protocol.js';
-import { formatBytes } from '../../report/format.js';
+import { formatBytes, plural } from '../../report/format.js';
 import { byId, el } from './dom.js';
 
 const DEBOUNCE_MS = 150;
@@ -45,16 +45,26 @@ const fileView = byId('file-view');
 const fileCaption = byId('file-caption');
 const diagList = byId('diagnostics');
 const uaInfo = byId('ua-info');
+const robotsNote = byId('robots-note');
 
-interface Fetched {
-  /** The bytes as served: parsed as they are, so BOM and encoding findings are real. */
-  bytes: Uint8Array;
-  url: string;
-  /** The textarea's text when the bytes were loaded; any edit switches to parsing the text. */
+/** A body held outside the textarea: fetched bytes (parsed as served, so BOM and encoding findings
+ *  are real), or a paste too large to edit comfortably. Any edit of the textarea drops it. */
+interface Held {
+  body: string | Uint8Array;
+  /** The whole text, for the file view. */
   text: string;
+  /** Where it was fetched from (resolves relative Sitemap lines). */
+  url?: string;
+  /** The textarea's value when it was loaded ('' when too large to show). */
+  shown: string;
 }
 
-let fetched: Fetched | null = null;
+/** Bodies larger than this are parsed and drawn in the file view but kept out of the textarea:
+ *  laying out megabytes of text in a textarea freezes a browser for seconds. */
+const EDITABLE_MAX_CHARS = 512 * 1024;
+const DEFAULT_PLACEHOLDER = 'Paste a robots.txt here';
+
+let held: Held | null = null;
 let lines: string[] = [];
 let last: EvaluateResponse | null = null;
 let selected = 0;
@@ -75,6 +85,27 @@ function startWorker(): Worker {
   return w;
 }
 
+/** Keep a body outside the textarea (or stop keeping one); the textarea shows it when small enough. */
+function hold(next: Held | null): void {
+  held = next;
+  if (next) robotsInput.value = next.shown;
+  const note = next && next.shown === ''
+    ? `${formatBytes(next.text.length)} loaded: too large to edit here, so it is shown in the file view only. Type or paste to replace it.`
+    : '';
+  robotsNote.textContent = note;
+  robotsInput.placeholder = note || DEFAULT_PLACEHOLDER;
+}
+
+/** A paste too large for the textarea is held instead of inserted. */
+function onPaste(event: ClipboardEvent): void {
+  const text = event.clipboardData?.getData('text/plain') ?? '';
+  if (text.length <= EDITABLE_MAX_CHARS) return;
+  event.preventDefault();
+  hold({ body: text, text, shown: '' });
+  setStatus(`Pasted ${formatBytes(text.length)}: parsing…`);
+  evaluate();
+}
+
 function setStatus(text: string, isError = false): void {
   statusEl.textContent = text;
   statusEl.classList.toggle('error', isError);
@@ -86,15 +117,15 @@ function schedule(): void {
 }
 
 function evaluate(): void {
-  const text = robotsInput.value;
-  if (fetched && fetched.text !== text) fetched = null;
+  if (held && robotsInput.value !== held.shown) hold(null);
+  const text = held ? held.text : robotsInput.value;
   lines = text.split(/\r\n|\r|\n/);
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   const urls = urlsInput.value.split(/\r?\n/).map((u) => u.trim()).filter(Boolean).slice(0, 500);
   const req: EvaluateRequest = {
     seq: ++seq,
-    body: fetched ? fetched.bytes : text,
-    ...(fetched ? { url: fetched.url } : {}),
+    body: held ? held.body : text,
+    ...(held?.url ? { url: held.url } : {}),
     userAgent: uaInput.value,
     urls,
   };
@@ -120,7 +151,7 @@ function onResult(res: EvaluateResponse): void {
   const counts = { error: 0, warning: 0, info: 0 };
   for (const d of res.diagnostics) counts[d.severity]++;
   setStatus(
-    `${lines.length} lines · ${res.verdicts.length} URLs checked · ${counts.error} errors, ${counts.warning} warnings, ${counts.info} notes · ${res.elapsedMs.toFixed(1)} ms`,
+    `${plural(lines.length, 'line')} · ${plural(res.verdicts.length, 'URL')} checked · ${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}, ${plural(counts.info, 'note')} · ${res.elapsedMs.toFixed(1)} ms`,
   );
   uaInfo.textContent = `Product token: ${res.productToken || '(none)'}` +
     (res.crawlDelaySeconds !== undefined ? ` · Crawl-delay for it: ${res.crawlDelaySeconds} s` : '') +
@@ -273,8 +304,7 @@ async function fetchRobots(event: SubmitEvent): Promise<void> {
     }
     const bytes = Uint8Array.from(atob(data.bodyBase64 ?? ''), (c) => c.charCodeAt(0));
     const text = new TextDecoder('utf-8').decode(bytes);
-    robotsInput.value = text;
-    fetched = { bytes, url: data.finalUrl ?? data.robotsUrl, text };
+    hold({ body: bytes, text, url: data.finalUrl ?? data.robotsUrl, shown: text.length > EDITABLE_MAX_CHARS ? '' : text });
     evaluate();
   } catch (err) {
     fetchStatus.classList.add('error');
@@ -307,6 +337,7 @@ function describeFetch(d: FetchAnswer): string {
 }
 
 robotsInput.addEventListener('input', schedule);
+robotsInput.addEventListener('paste', onPaste);
 uaInput.addEventListener('input', schedule);
 urlsInput.addEventListener('input', schedule);
 fetchForm.addEventListener('submit', (e) => void fetchRobots(e as SubmitEvent));

@@ -1,0 +1,299 @@
+// `robots-gate serve` end to end: the built CLI as a subprocess, Debian's chromium driving the pages.
+// Screenshots go to test-artifacts/ (tester.png, tester-5mb.png, audit.png).
+import { rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
+import { writeAuditFixture } from './audit-fixture.js';
+import { ARTIFACTS, launchChromium } from './browser.js';
+import { startServe, type ServeProcess } from './cli.js';
+
+const SITE_ROBOTS = 'User-agent: *\nDisallow: /private/\n\nUser-agent: SiteBot\nDisallow: /\nAllow: /public/\n';
+
+let hosts: VirtualHosts;
+let serve: ServeProcess;
+let bare: ServeProcess;
+let browser: Browser;
+let dir: string;
+let closedPort: number;
+
+beforeAll(async () => {
+  hosts = await startVirtualHosts({
+    'site.test': (req, res) => {
+      if (req.url === '/robots.txt') res.writeHead(200, { 'content-type': 'text/plain' }).end(SITE_ROBOTS);
+      else res.writeHead(404).end();
+    },
+    'down.test': (_req, res) => void res.writeHead(503).end('maintenance'),
+    'binary.test': (_req, res) => void res.writeHead(200).end(Buffer.from([0x55, 0x73, 0x65, 0x72, 0x2d, 0x61, 0x67, 0x65, 0x6e, 0x74, 0x3a, 0x20, 0x2a, 0x0a, 0xff, 0xfe, 0x00, 0x81, 0x0a, 0x44, 0x69, 0x73, 0x61, 0x6c, 0x6c, 0x6f, 0x77, 0x3a, 0x20, 0x2f, 0x78, 0x0a])),
+    // Accepts the request and never answers.
+    'hang.test': () => new Promise<void>(() => undefined),
+  });
+  closedPort = await new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+  dir = writeAuditFixture();
+  const resolve = [...hosts.resolve, `refused.test:${closedPort}:127.0.0.1`].flatMap((r) => ['--resolve', r]);
+  [serve, bare, browser] = await Promise.all([
+    startServe([dir, '--timeout', '1500', ...resolve]),
+    startServe([]),
+    launchChromium(),
+  ]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([serve?.stop(), bare?.stop(), hosts?.close()]);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function openTester(): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${serve.url}/`);
+  // The sample file is evaluated on load.
+  await page.locator('#verdicts [data-verdict]').first().waitFor();
+  (page as Page & { errors?: string[] }).errors = errors;
+  return page;
+}
+
+async function typeInto(page: Page, selector: string, text: string): Promise<void> {
+  await page.fill(selector, '');
+  await page.locator(selector).pressSequentially(text, { delay: 0 });
+}
+
+const verdicts = (page: Page) =>
+  page.locator('#verdicts [data-verdict]').evaluateAll((els) => els.map((e) => [e.querySelector('.url')!.textContent, e.getAttribute('data-verdict')]));
+
+describe('serve: the tester', () => {
+  it('gives each URL its verdict, highlights the group and the deciding line, and shows lint findings in the margin', async () => {
+    const page = await openTester();
+    const robots = [
+      'User-agent: *', // 1
+      'Disallow: /', // 2
+      '', // 3
+      'User-agent: FooBot', // 4
+      'Disallow: /search', // 5
+      'Allow: /search/about', // 6
+      'Disalow: /typo', // 7
+      'Crawl-delay: 3', // 8
+    ].join('\n');
+    await page.fill('#robots', robots);
+    await typeInto(page, '#ua', 'FooBot/2.1 (+https://foo.example/bot)');
+    await page.fill('#urls', 'https://example.com/search?q=1\nhttps://example.com/search/about\nhttps://example.com/\n/typo/page\nnot a url');
+    await expect.poll(() => verdicts(page)).toEqual([
+      ['https://example.com/search?q=1', 'disallowed'],
+      ['https://example.com/search/about', 'allowed'],
+      ['https://example.com/', 'allowed'],
+      ['/typo/page', 'disallowed'],
+      ['not a url', 'invalid'],
+    ]);
+    await expect.poll(() => page.textContent('#ua-info')).toContain('Product token: FooBot · Crawl-delay for it: 3 s');
+    // Choosing a verdict highlights the group that applied and the line that decided.
+    await page.locator('#verdicts button').nth(1).click();
+    await expect.poll(() => page.locator('#file-view .ln.decider').getAttribute('data-line')).toBe('6');
+    expect(await page.locator('#file-view .ln.decider').getAttribute('class')).toContain('allow');
+    expect(await page.locator('#file-view .ln.in-group').evaluateAll((els) => els.map((e) => e.getAttribute('data-line')))).toEqual(['4', '5', '6', '7', '8']);
+    expect(await page.locator('#verdicts button').nth(1).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('#verdicts button').nth(1).textContent()).toContain('Allow: /search/about on line 6, in the group for FooBot (line 4)');
+    await page.locator('#verdicts button').nth(0).click();
+    await expect.poll(() => page.locator('#file-view .ln.decider').getAttribute('data-line')).toBe('5');
+    expect(await page.locator('#file-view .ln.decider').getAttribute('class')).toContain('disallow');
+    // A root URL: no rule of FooBot's group matched (the * group does not apply to FooBot).
+    await page.locator('#verdicts button').nth(2).click();
+    await expect.poll(() => page.locator('#file-view .ln.decider').count()).toBe(0);
+    expect(await page.locator('#verdicts button').nth(2).textContent()).toContain('No rule matched');
+    // The misspelling is marked in the margin of line 7 and listed with its code.
+    expect(await page.locator('#file-view .ln[data-line="7"] .sev.warning').count()).toBe(1);
+    expect(await page.locator('#diagnostics [data-code="misspelled-directive"]').textContent()).toContain('line 7');
+    await page.locator('#verdicts button').nth(1).click();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'tester.png'), fullPage: true });
+    expect((page as Page & { errors?: string[] }).errors).toEqual([]);
+    await page.close();
+  });
+
+  it('updates as you type', async () => {
+    const page = await openTester();
+    await page.fill('#robots', 'User-agent: *\n');
+    await page.fill('#urls', 'https://example.com/new/page');
+    await expect.poll(() => verdicts(page)).toEqual([['https://example.com/new/page', 'allowed']]);
+    await page.locator('#robots').press('End');
+    await page.locator('#robots').pressSequentially('Disallow: /new', { delay: 5 });
+    await expect.poll(() => verdicts(page)).toEqual([['https://example.com/new/page', 'disallowed']]);
+    await expect.poll(() => page.locator('#file-view .ln.decider').getAttribute('data-line')).toBe('2');
+    await page.close();
+  });
+
+  it('fetches a robots.txt from a URL, and says what happened when that fails', async () => {
+    const page = await openTester();
+    await page.fill('#fetch-url', `${hosts.origin('site.test')}/some/page`);
+    await page.click('#fetch-btn');
+    await expect.poll(() => page.inputValue('#robots')).toBe(SITE_ROBOTS);
+    expect(await page.textContent('#fetch-status')).toContain(`${hosts.origin('site.test')}/robots.txt: 200`);
+    await typeInto(page, '#ua', 'SiteBot');
+    await page.fill('#urls', `${hosts.origin('site.test')}/public/a\n${hosts.origin('site.test')}/other`);
+    await expect.poll(() => verdicts(page)).toEqual([
+      [`${hosts.origin('site.test')}/public/a`, 'allowed'],
+      [`${hosts.origin('site.test')}/other`, 'disallowed'],
+    ]);
+
+    // 503: unreachable; the text stays as it was.
+    await page.fill('#fetch-url', hosts.origin('down.test'));
+    await page.click('#fetch-btn');
+    await expect.poll(() => page.textContent('#fetch-status')).toContain('503. Unreachable');
+    expect(await page.inputValue('#robots')).toBe(SITE_ROBOTS);
+
+    // Connection refused and a server that never answers (serve runs with --timeout 1500).
+    await page.fill('#fetch-url', `http://refused.test:${closedPort}/`);
+    await page.click('#fetch-btn');
+    await expect.poll(() => page.textContent('#fetch-status')).toMatch(/Could not fetch: .*ECONNREFUSED/);
+    await page.fill('#fetch-url', hosts.origin('hang.test'));
+    await page.click('#fetch-btn');
+    await expect.poll(() => page.textContent('#fetch-status'), { timeout: 10_000 }).toMatch(/Could not fetch: .*ETIMEDOUT.*1500 ms/);
+    expect(await page.inputValue('#robots')).toBe(SITE_ROBOTS);
+    await page.fill('#fetch-url', 'file:///etc/passwd');
+    await page.click('#fetch-btn');
+    await expect.poll(() => page.textContent('#fetch-status')).toContain('only http and https');
+
+    // Binary bytes: parsed as served; the invalid UTF-8 is reported.
+    await page.fill('#fetch-url', hosts.origin('binary.test'));
+    await page.click('#fetch-btn');
+    await expect.poll(() => page.locator('#diagnostics [data-code="non-utf8"]').count()).toBe(1);
+    await page.fill('#urls', `${hosts.origin('binary.test')}/x`);
+    await expect.poll(() => verdicts(page)).toEqual([[`${hosts.origin('binary.test')}/x`, 'disallowed']]);
+    await page.close();
+  });
+
+  it('stays responsive with a 5 MB paste and with binary text', async () => {
+    const page = await openTester();
+    await page.fill('#urls', 'https://example.com/p/1\nhttps://example.com/zzz');
+    // 5 MB, ~110,000 lines, pasted (a real paste event, with the text on its clipboard data).
+    await page.evaluate(() => {
+      let body = 'User-agent: *\nDisallow: /p/\n';
+      const filler = 'Disallow: /some/rather/long/path/that/repeats/';
+      const parts: string[] = [body];
+      let size = body.length;
+      for (let i = 0; size < 5 * 1024 * 1024; i++) {
+        const line = `${filler}${i}\n`;
+        parts.push(line);
+        size += line.length;
+      }
+      body = parts.join('');
+      const data = new DataTransfer();
+      data.setData('text/plain', body);
+      const ta = document.getElementById('robots') as HTMLTextAreaElement;
+      ta.focus();
+      ta.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    // The page answers while the worker parses.
+    const t0 = Date.now();
+    expect(await page.evaluate(() => 1 + 1)).toBe(2);
+    expect(Date.now() - t0).toBeLessThan(3000);
+    await expect.poll(() => page.locator('#diagnostics [data-code="truncated"]').count(), { timeout: 20_000 }).toBe(1);
+    expect(await verdicts(page)).toEqual([
+      ['https://example.com/p/1', 'disallowed'],
+      ['https://example.com/zzz', 'allowed'],
+    ]);
+    // Only a window of the file is drawn.
+    expect(await page.locator('#file-view .ln').count()).toBeLessThanOrEqual(2000);
+    expect(await page.textContent('#file-view')).toContain('later lines not shown');
+    // Too large to edit: held outside the textarea, which says so.
+    expect(await page.inputValue('#robots')).toBe('');
+    expect(await page.textContent('#robots-note')).toMatch(/^5\.0 MiB loaded: too large to edit here/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'tester-5mb.png') });
+
+    // Binary text pasted: NULs, control characters, lone surrogates. No crash, still verdicts.
+    await page.evaluate(() => {
+      let s = 'User-agent: *\nDisallow: /b\n';
+      for (let i = 0; i < 5000; i++) s += String.fromCharCode((i * 7919) % 0xffff);
+      const ta = document.getElementById('robots') as HTMLTextAreaElement;
+      ta.value = s;
+      ta.dispatchEvent(new Event('input'));
+    });
+    await page.fill('#urls', 'https://example.com/b');
+    await expect.poll(() => verdicts(page)).toEqual([['https://example.com/b', 'disallowed']]);
+    expect(await page.locator('#status.error').count()).toBe(0);
+    expect((page as Page & { errors?: string[] }).errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('serve: the server', () => {
+  const get = (url: string, headers: Record<string, string> = {}, method = 'GET') =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(url, { method, headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.once('error', reject);
+      req.end();
+    });
+
+  it('binds loopback and serves only its own files', async () => {
+    expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await get(`${serve.url}/`)).status).toBe(200);
+    for (const p of ['/../../../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/assets/../../package.json', '/audit.sqlite', `/${path.basename(dir)}/audit.sqlite`, '/dist/cli/main.js']) {
+      const r = await get(`${serve.url}${p}`);
+      expect(r.status, p).toBe(404);
+      expect(r.body).not.toContain('root:');
+    }
+    // Another site's name pointed at 127.0.0.1 (DNS rebinding) gets nothing.
+    expect((await get(`${serve.url}/api/audit`, { host: 'evil.example' })).status).toBe(421);
+    expect((await get(`${serve.url}/api/audit`, {}, 'POST')).status).toBe(405);
+    expect((await get(`${serve.url}/api/fetch?url=${encodeURIComponent('ftp://x/')}`)).status).toBe(400);
+    expect((await get(`${serve.url}/api/nope`)).status).toBe(404);
+    // Still up.
+    expect((await get(`${serve.url}/api/audit`)).status).toBe(200);
+  });
+
+  it('without a DIR, the audit browser says how to give one', async () => {
+    const r = await get(`${bare.url}/api/audit`);
+    expect(r.status).toBe(404);
+    expect(JSON.parse(r.body).error).toContain('without an audit DIR');
+    const page = await browser.newPage();
+    await page.goto(`${bare.url}/audit`);
+    await expect.poll(() => page.textContent('#audit-status')).toContain('without an audit DIR');
+    await page.close();
+  });
+});
+
+describe('serve: the audit browser', () => {
+  it('lists runs and hosts, diffs a host\'s policy versions with the boundary time, and lists blocked URLs with their rule', async () => {
+    const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${serve.url}/audit`);
+    await expect.poll(() => page.textContent('#audit-status')).toContain('10 requests to 2 hosts');
+    expect(await page.locator('#run option').allTextContents()).toEqual(['All runs', expect.stringContaining('run-fixture-1')]);
+    const hostRows = await page.locator('#hosts tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(hostRows).toEqual([
+      ['news.example', '4', '2', '1', '1', '1'],
+      ['shop.example', '6', '4', '2', '0', '2'],
+    ]);
+    await page.click('#hosts button[data-host="shop.example"]');
+    await expect.poll(() => page.locator('#versions tbody tr').count()).toBe(2);
+    await expect.poll(() => page.textContent('#boundary')).toContain('Changed at 2026-11-30T08:00:00.600Z (run run-fixture-1)');
+    const diff = await page.locator('#diff > div').evaluateAll((els) => els.map((e) => [e.getAttribute('data-kind'), e.textContent]));
+    expect(diff.filter(([k]) => k !== 'same')).toEqual([['added', '3+ Disallow: /checkout']]);
+    const blockedRows = await page.locator('#blocked tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(blockedRows.map((r) => [r[0], r[2]])).toEqual([
+      ['https://shop.example/cart', 'line 2: /cart'],
+      ['https://shop.example/checkout', 'line 3: /checkout'],
+    ]);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'audit.png'), fullPage: true });
+    // Comparing a version with itself shows no change.
+    await page.selectOption('#diff-from', '1');
+    expect(await page.locator('#diff > div[data-kind="added"], #diff > div[data-kind="removed"]').count()).toBe(0);
+    // A host with one version.
+    await page.click('#hosts button[data-host="news.example"]');
+    await expect.poll(() => page.textContent('#boundary')).toContain('One version of robots.txt governed every request');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
