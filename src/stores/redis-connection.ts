@@ -121,13 +121,15 @@ export class RedisConnection {
     const max = this.options.retryMaxMs ?? 1000;
     for (;;) {
       if (this.closed) throw new Error(`Redis connection to ${this.url} is closed`);
+      const sentAt = Date.now();
       try {
         const result = await op(this.client);
         this.restored();
         return result;
       } catch (err) {
         if (isReplyError(err) || this.closed) throw err;
-        this.lost(err);
+        // A timeout is noticed commandTimeoutMs late: Redis was away since the command went out.
+        this.lost(err, sentAt);
         await sleep(delay);
         delay = Math.min(delay * 2, max);
       }
@@ -142,9 +144,9 @@ export class RedisConnection {
     return c;
   }
 
-  private lost(err: unknown): void {
+  private lost(err: unknown, since = Date.now()): void {
     if (this.closed || this.downSince !== undefined) return;
-    this.downSince = Date.now();
+    this.downSince = since;
     this.publish({ state: 'lost', url: this.url, error: err instanceof Error ? err.message : String(err) });
   }
 
