@@ -1,0 +1,92 @@
+// `robots-gate check` and `explain` as subprocesses, against a local robots.txt and a FILE.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { site, startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
+import { assertBuilt, runCli } from './run-cli.js';
+
+const ROBOTS = [
+  '# test file',
+  'User-agent: *',
+  'Disallow: /',
+  '',
+  'User-agent: TestBot',
+  'Allow: /private/ok',
+  'Disallow: /private',
+  'Crawl-delay: 2',
+  '',
+].join('\n');
+
+let v: VirtualHosts;
+let dir: string;
+let file: string;
+beforeAll(async () => {
+  assertBuilt();
+  v = await startVirtualHosts({ 'a.test': site(ROBOTS), 'down.test': (_q, res) => void res.writeHead(503).end() });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-check-'));
+  file = path.join(dir, 'robots.txt');
+  fs.writeFileSync(file, ROBOTS);
+});
+afterAll(async () => {
+  await v.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+const resolveArgs = () => v.resolve.flatMap((r) => ['--resolve', r]);
+
+describe('robots-gate check', () => {
+  it('fetches each origin and gives one decision per URL; exit 1 when one is disallowed', async () => {
+    const r = await runCli(['check', `${v.origin('a.test')}/private/ok`, `${v.origin('a.test')}/private/no`, `${v.origin('down.test')}/x`, '--user-agent', 'TestBot/2.0', '--json', ...resolveArgs()]);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((d) => [d.allowed, d.reason, d.rule?.line ?? null])).toEqual([
+      [true, 'allowed-by-rule', 6],
+      [false, 'disallowed-by-rule', 7],
+      [false, 'unreachable', null],
+    ]);
+    expect(lines[0].policy.status).toBe(200);
+    expect(lines[0].crawlDelaySeconds).toBe(2);
+    expect(v.requests('a.test', '/robots.txt')).toHaveLength(1);
+  });
+
+  it('with --robots-file decides every URL by that file; exit 0 when all are allowed', async () => {
+    const r = await runCli(['check', 'https://x.test/private/ok', 'https://y.test/public', '--user-agent', 'TestBot', '--robots-file', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/allowed\s+https:\/\/x\.test\/private\/ok\s+Allow: \/private\/ok \(line 6\)/);
+    expect(r.stdout).toMatch(/allowed\s+https:\/\/y\.test\/public\s+no-matching-rule/);
+    const other = await runCli(['check', 'https://x.test/anything', '--user-agent', 'OtherBot', '--robots-file', file]);
+    expect(other.code).toBe(1);
+    expect(other.stdout).toMatch(/disallowed\s+https:\/\/x\.test\/anything\s+Disallow: \/ \(line 3\)/);
+  });
+
+  it('a URL that is not http(s) exits 2; an unreadable file exits 3', async () => {
+    const r = await runCli(['check', 'ftp://x.test/a', '--user-agent', 'TestBot', '--robots-file', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/ftp:/);
+    const r2 = await runCli(['check', 'http://x.test/a', '--user-agent', 'TestBot', '--robots-file', path.join(dir, 'nope')]);
+    expect(r2.code).toBe(3);
+    expect(r2.stderr).toMatch(/cannot read --robots-file/);
+  });
+});
+
+describe('robots-gate explain', () => {
+  it('marks the group that applied and the deciding line, and says why in one sentence', async () => {
+    const r = await runCli(['explain', 'http://x.test/private/secret', '--user-agent', 'TestBot/1.0', '--robots-file', file]);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain('| 5  User-agent: TestBot');
+    expect(lines).toContain('> 7  Disallow: /private');
+    expect(lines).toContain('  2  User-agent: *');
+    expect(r.stdout).toMatch(/Disallowed: "Disallow: \/private" on line 7 is the longest rule in the group for "TestBot" \(line 5\) matching \/private\/secret/);
+  });
+
+  it('fetches the robots.txt when no file is given, and explains an unreachable one', async () => {
+    const ok = await runCli(['explain', `${v.origin('a.test')}/private/ok`, '--user-agent', 'TestBot/1.0', ...resolveArgs()]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/> 6  Allow: \/private\/ok/);
+    expect(ok.stdout).toMatch(/^Allowed: /m);
+    const down = await runCli(['explain', `${v.origin('down.test')}/x`, '--user-agent', 'TestBot/1.0', ...resolveArgs()]);
+    expect(down.code).toBe(1);
+    expect(down.stdout).toMatch(/Disallowed: .*could not be fetched \(503\).*RFC 9309 §2\.3\.1\.4/);
+  });
+});
