@@ -41,28 +41,65 @@ export function robotsUrlOf(origin: string): string {
 /**
  * The hot path's URL split: for a URL already in canonical form (what `new URL(s).href` would give
  * back unchanged, restricted to a safe subset), return origin and path+query without allocating a
- * URL object (`new URL()` costs 0.4-0.9 µs). Returns undefined when the string needs the full parser.
+ * URL object (`new URL()` costs 0.4-0.9 µs). Returns undefined when the string needs the full parser:
+ * upper case or non-ASCII hosts, `xn--` labels (the parser validates them), numeric last labels (IPv4
+ * forms it rewrites), userinfo, default or zero-padded ports, fragments, dot segments (`/.`, `%2e`),
+ * and any character the parser would percent-encode.
  */
 export function splitCanonicalUrl(s: string): { origin: string; hostname: string; pathQuery: string } | undefined {
-  const m = CANONICAL.exec(s);
-  if (m === null) return undefined;
-  const scheme = m[1]!;
-  const hostname = m[2]!;
-  const port = m[3];
-  // Ports: leave anything odd (leading zeros, default ports written out) to the full parser.
-  if (port !== undefined) {
-    if (port[0] === '0' || port.length > 5 || Number(port) > 65535) return undefined;
-    if ((scheme === 'http' && port === '80') || (scheme === 'https' && port === '443')) return undefined;
+  let i: number;
+  if (s.startsWith('http://')) i = 7;
+  else if (s.startsWith('https://')) i = 8;
+  else return undefined;
+  const hostStart = i;
+  const len = s.length;
+  let labelStart = i;
+  for (; i < len; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95) continue;
+    if (c !== 46) break;
+    if (i === labelStart || isPunycodeLabel(s, labelStart)) return undefined;
+    labelStart = i + 1;
   }
-  const pathQuery = m[4]!;
-  if (pathQuery.includes('/.') || pathQuery.includes('%2e') || pathQuery.includes('%2E')) return undefined;
-  const hostEnd = scheme.length + 3 + hostname.length + (port === undefined ? 0 : port.length + 1);
-  return { origin: s.slice(0, hostEnd), hostname, pathQuery };
+  const hostEnd = i;
+  if (hostEnd === labelStart || isPunycodeLabel(s, labelStart)) return undefined;
+  const first = s.charCodeAt(labelStart);
+  if (first < 97 || first > 122) return undefined;
+  if (s.charCodeAt(i) === 58 /* : */) {
+    const portStart = ++i;
+    let port = 0;
+    for (; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      port = port * 10 + (c - 48);
+    }
+    const digits = i - portStart;
+    if (digits === 0 || digits > 5 || s.charCodeAt(portStart) === 48 || port > 65535) return undefined;
+    if (port === (hostStart === 7 ? 80 : 443)) return undefined;
+  }
+  if (s.charCodeAt(i) !== 47 /* / */) return undefined;
+  const originEnd = i;
+  let inQuery = false;
+  for (; i < len; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128 || SAFE[c] === 0) {
+      if (c === 63 /* ? */) {
+        inQuery = true;
+        continue;
+      }
+      return undefined;
+    }
+    if (c === 47 && !inQuery && s.charCodeAt(i + 1) === 46) return undefined;
+    if (c === 37 && s.charCodeAt(i + 1) === 50 && (s.charCodeAt(i + 2) | 32) === 101) return undefined;
+  }
+  return { origin: s.slice(0, originEnd), hostname: s.slice(hostStart, hostEnd), pathQuery: s.slice(originEnd) };
 }
 
-// scheme://host[:port]/path[?query] with: a lower-case ASCII DNS name whose last label starts with a
-// letter (numeric last labels are IPv4 forms the URL parser rewrites), no `xn--` (validated by the
-// parser), no userinfo, no fragment, and only characters the URL parser keeps as they are. Dot
-// segments (`/.`, `%2e`) are rejected separately.
-const CANONICAL =
-  /^(https?):\/\/((?:(?!xn--)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*(?!xn--)[a-z](?:[a-z0-9_-]*[a-z0-9_])?)(?::([0-9]{1,5}))?(\/[A-Za-z0-9\-._~!$&()*+,;=:@/%]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/%?]*)?)$/;
+function isPunycodeLabel(s: string, at: number): boolean {
+  return s.charCodeAt(at) === 120 && s.charCodeAt(at + 1) === 110 && s.charCodeAt(at + 2) === 45 && s.charCodeAt(at + 3) === 45;
+}
+
+// Characters the URL parser keeps as they are in a path or query of an http(s) URL: letters,
+// digits and - . _ ~ ! $ & ( ) * + , ; = : @ / %. (`'` is encoded in a special URL's query.)
+const SAFE = new Uint8Array(128);
+for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/%') SAFE[ch.charCodeAt(0)] = 1;

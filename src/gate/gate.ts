@@ -213,7 +213,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       policy: entry.stamp,
       stale: entry.stale,
       overridden,
-      ...(entry.crawlDelaySeconds !== undefined ? { crawlDelaySeconds: entry.crawlDelaySeconds } : {}),
+      // Always present (undefined without a Crawl-delay): one object shape for every decision.
+      crawlDelaySeconds: entry.crawlDelaySeconds,
     };
     if (decisionChannel.hasSubscribers) decisionChannel.publish(decision);
     return decision;

@@ -266,6 +266,29 @@ describe('outages and changes', () => {
   });
 });
 
+describe('observability', () => {
+  it('publishes fetches and decisions on node:diagnostics_channel', async () => {
+    const fetches: Array<{ origin: string; result: { status: unknown; kind: string } }> = [];
+    const decisions: unknown[] = [];
+    const onFetch = (m: unknown) => fetches.push(m as (typeof fetches)[number]);
+    const onDecision = (m: unknown) => decisions.push(m);
+    diagnostics_channel.subscribe('robots-gate:fetch', onFetch);
+    diagnostics_channel.subscribe('robots-gate:decision', onDecision);
+    try {
+      const gate = newGate();
+      const d1 = await gate.check(`${vh.origin('c.test')}/one`);
+      const d2 = await gate.check(`${vh.origin('c.test')}/two`);
+      expect(fetches.filter((f) => f.origin === vh.origin('c.test'))).toEqual([
+        expect.objectContaining({ result: expect.objectContaining({ kind: 'unavailable', status: 404 }) }),
+      ]);
+      expect(decisions).toEqual([d1, d2]);
+    } finally {
+      diagnostics_channel.unsubscribe('robots-gate:fetch', onFetch);
+      diagnostics_channel.unsubscribe('robots-gate:decision', onDecision);
+    }
+  });
+});
+
 describe('override', () => {
   it('lets a disallowed URL through, says so, and marks the host', async () => {
     const gate = newGate({ override: ['B.test'], overrideIntervalMs: 50 });
