@@ -1,7 +1,9 @@
 // Redis stops answering for two seconds mid-run (its process is paused: a hung server, sockets
 // open). The workers must send nothing meanwhile, say so on stderr, and carry on when it
-// answers again, with every URL fetched once and every audit row kept. A private redis-server:
-// the shared one is never stopped.
+// answers again, with every URL fetched once and every audit row kept. Then every connection
+// is cut twice: commands on the wire are resent, and must not take effect twice. A private
+// redis-server: the shared one is never stopped.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRows, pageCounts, robotsFetches, serverNow, shortGaps, startFleet, startOwnRedis, startWorker, TOTAL_URLS, type Fleet } from './fleet-harness.js';
 
@@ -30,6 +32,14 @@ describe('Redis lost mid-run', () => {
     await sleep(2_000);
     const resumedAt = serverNow();
     redis.child.kill('SIGCONT');
+
+    const admin = new Redis(redis.url);
+    for (let i = 0; i < 2; i++) {
+      await sleep(700);
+      await admin.client('KILL', 'TYPE', 'normal');
+      await admin.client('KILL', 'TYPE', 'pubsub');
+    }
+    admin.disconnect();
 
     const exits = await Promise.all(workers.map((w) => w.exit));
     for (const [i, e] of exits.entries()) expect(e, workers[i]!.stderr()).toEqual({ code: 0, signal: null });
