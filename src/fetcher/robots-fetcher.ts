@@ -142,7 +142,9 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
         // §2.3.1.3: unavailable; the crawler may access any resource.
         return done({ finalUrl: url, kind: 'unavailable', status, sha256: null });
       }
-      // §2.3.1.4: 429, 5xx (and anything stranger): unreachable, complete disallow.
+      // §2.3.1.4: 5xx (and anything stranger): unreachable, complete disallow. 429 is a 4xx, but it
+      // says the server is overloaded, not that there is no file: reading it as unavailable would
+      // open the site exactly when it asks for less traffic, so it counts as unreachable too.
       const retryAfterMs = retryAfter(headerValue(res.headers, 'retry-after'));
       return done({
         finalUrl: url,

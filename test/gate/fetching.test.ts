@@ -67,7 +67,7 @@ let reset: RawServer;
 let closedPort: number;
 let gate: RobotsGate;
 const big = 'User-agent: *\nDisallow: /early\n' + '# filler line to pass the size cap\n'.repeat(150_000) + 'Disallow: /late\n';
-const bomb = zlib.gzipSync(Buffer.concat([Buffer.from('User-agent: *\nDisallow: /bomb\n'), Buffer.alloc(50 * 1024 * 1024, 0x20)]));
+const bomb = zlib.gzipSync(Buffer.concat([Buffer.from('User-agent: *\nDisallow: /bomb\n'), Buffer.alloc(16 * 1024 * 1024, 0x20)]));
 
 beforeAll(async () => {
   vh = await startVirtualHosts({
