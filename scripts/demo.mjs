@@ -82,7 +82,7 @@ function checkServerSide(plan, log, parse) {
     for (let i = 1; i < seen.length; i++) {
       if (seen[i - 1].path === '/robots.txt') continue; // the crawl may or may not space a page from the robots.txt fetch
       const gap = seen[i].startedAt - (seen[i - 1].endedAt ?? seen[i - 1].startedAt);
-      if (gap < required) problems.push(`${h.host}: ${gap} ms between two requests, its interval is ${required} ms`);
+      if (gap < required) problems.push(`${h.host}: ${gap.toFixed(1)} ms between two requests, its interval is ${required} ms`);
       if (!tightest || gap / required < tightest.gapMs / tightest.intervalMs) tightest = { host: h.host, gapMs: gap, intervalMs: required };
     }
   }
@@ -153,7 +153,10 @@ async function main() {
     else say(`crawl exited with ${run.signal ? `signal ${run.signal}` : `code ${run.code}`} after ${secs(crawlMs)} (politeness bound ${secs(slowest.boundMs)})`);
     say(`the replay server saw ${check.robotsFetches} robots.txt fetches and ${check.pages} page requests`);
     if (check.tightest) {
-      say(`tightest gap between two requests to one host: ${secs(check.tightest.gapMs)} on ${check.tightest.host} (its interval ${secs(check.tightest.intervalMs)})`);
+      say(
+        `tightest gap between two requests to one host, measured at the server: ${(check.tightest.gapMs / 1000).toFixed(3)} s ` +
+          `on ${check.tightest.host} (its interval ${secs(check.tightest.intervalMs)})`,
+      );
     }
     if (check.problems.length === 0) {
       say('server-side check: no disallowed URL arrived, every allowed one did; each robots.txt fetched once; no gap below its interval');

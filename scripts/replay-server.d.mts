@@ -18,9 +18,10 @@ export interface ReplayRequest {
   path: string;
   status: number;
   userAgent: string | undefined;
-  /** ms since the epoch when the request arrived. */
+  /** ms since the epoch (fractional) when the request arrived. */
   startedAt: number;
-  /** ms since the epoch when the response was sent (undefined while in flight). */
+  /** ms since the epoch (fractional) when the whole response was written to the socket; always
+   *  before the client saw it end, so gaps measured from it are never shorter than the client's. */
   endedAt?: number;
 }
 

@@ -45,6 +45,9 @@ export function loadExamples(dir = EXAMPLES_DIR) {
   });
 }
 
+// Sub-millisecond wall-clock time, comparable across processes on this machine.
+const now = () => performance.timeOrigin + performance.now();
+
 const escapeHtml = (s) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The page served for any path other than /robots.txt: small, valid HTML, a few same-host links. */
@@ -69,7 +72,8 @@ export function pageFor(host, path) {
  *   resolve: string[],       // 'HOST:PORT:127.0.0.1' for every host
  *   resolveArgs: string[],   // ['--resolve', 'HOST:PORT:127.0.0.1', ...] ready for a CLI argv
  *   log: { host: string, method: string, path: string, status: number, userAgent: string | undefined,
- *          startedAt: number, endedAt?: number }[],   // times: ms since the epoch
+ *          startedAt: number, endedAt?: number }[],   // times: ms since the epoch (fractional);
+ *                                                     // endedAt: when the response was written
  *   origin: (host: string) => string,                 // 'http://HOST:PORT'
  *   close: () => Promise<void>,
  * }>}
@@ -94,13 +98,10 @@ export async function start(port = 0, options = {}) {
       path,
       status: 0,
       userAgent: req.headers['user-agent'],
-      startedAt: Date.now(),
+      startedAt: now(),
     };
     log.push(entry);
-    res.once('finish', () => {
-      entry.endedAt = Date.now();
-      options.onResponse?.(entry);
-    });
+    res.once('finish', () => options.onResponse?.(entry));
     const robots = byHost.get(host);
     let status, type, body;
     if (robots === undefined) {
@@ -114,6 +115,10 @@ export async function start(port = 0, options = {}) {
     }
     entry.status = status;
     res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+    // The time the response is handed to the socket, not the 'finish' event: the client can read
+    // the whole response before 'finish' fires here, so only this time is sure to come before the
+    // client's "response ended", and a gap measured from it never makes a polite client look rude.
+    entry.endedAt = now();
     res.end(body);
   });
   server.on('connection', (s) => {

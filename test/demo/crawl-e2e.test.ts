@@ -89,6 +89,17 @@ describe('robots-gate crawl over the replayed examples', () => {
     expect(plans.some((p) => p.urls.some((u) => !u.allowed))).toBe(true);
   });
 
+  it('keeps at least the floor between the end of one response and the next request to a host', () => {
+    for (const host of HOSTS) {
+      const seen = replay.log.filter((r) => r.host === host);
+      for (let i = 1; i < seen.length; i++) {
+        if (seen[i - 1].path === '/robots.txt') continue; // the crawl need not space a page from the robots.txt fetch
+        const gap = seen[i].startedAt - (seen[i - 1].endedAt ?? Number.POSITIVE_INFINITY);
+        expect(gap, `${host}: ${seen[i - 1].path} then ${seen[i].path}`).toBeGreaterThanOrEqual(MIN_INTERVAL_MS);
+      }
+    }
+  });
+
   it('records one audit row per URL, by outcome', () => {
     const db = new Database(join(dir, 'out', 'audit.sqlite'), { readonly: true });
     try {
