@@ -27,6 +27,11 @@ beforeAll(async () => {
     },
     'b.test': site('User-agent: hopbot\nDisallow: /private\n'),
     'c.test': (_req, res) => void res.writeHead(503).end('down'),
+    'moved.test': (req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(301, { location: '/robots-real.txt' }).end();
+      if (req.url === '/robots-real.txt') return void res.writeHead(200).end('User-agent: *\nDisallow: /private\n');
+      res.writeHead(200).end('page');
+    },
   });
   gate = new RobotsGate({ userAgent: UA, timeoutMs: 300, resolve: vh.resolve });
 });
@@ -119,6 +124,23 @@ describe('gate.interceptor()', () => {
       expect(vh.requests('a.test', '/fine')[0]!.userAgent).toBe(UA);
     } finally {
       setGlobalDispatcher(previous);
+      await agent.close();
+    }
+  });
+
+  it('a gate sending through its own interceptor fetches robots.txt (redirects too) without recursing', async () => {
+    const agent = createResolvingAgent(vh.resolve);
+    let self: RobotsGate | undefined;
+    const dispatcher = agent.compose((dispatch) => (opts, handler) => self!.interceptor()(dispatch)(opts, handler));
+    self = new RobotsGate({ userAgent: UA, dispatcher, timeoutMs: 300 });
+    try {
+      const d = await self.check(`${vh.origin('moved.test')}/private`);
+      expect(d).toMatchObject({ allowed: false, reason: 'disallowed-by-rule' });
+      await expect(self.fetch(`${vh.origin('moved.test')}/private`)).rejects.toThrow(RobotsBlockedError);
+      expect(await (await self.fetch(`${vh.origin('moved.test')}/open`)).text()).toBe('page');
+      expect(vh.requests('moved.test', '/robots-real.txt')).toHaveLength(1);
+    } finally {
+      await self.close();
       await agent.close();
     }
   });
