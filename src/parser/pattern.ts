@@ -27,14 +27,14 @@ export function compilePattern(pattern: string): CompiledPattern {
   }
   if (body.indexOf('*') < 0) {
     const only = normalizeOctets(body);
-    return { pieces: [only], anchored, priority: only.length + (anchored ? 1 : 0) };
+    return { pieces: [only], anchored, priority: octets(only) + (anchored ? 1 : 0) };
   }
   const raw = body.split('*');
   const pieces: string[] = [];
   let priority = raw.length - 1 + (anchored ? 1 : 0);
   for (let i = 0; i < raw.length; i++) {
     const piece = normalizeOctets(raw[i]!);
-    priority += piece.length;
+    priority += octets(piece);
     // Consecutive `*` are one wildcard; keep the first piece even when empty (pattern starts with `*`).
     if (i > 0 && piece === '' && i < raw.length - 1) continue;
     pieces.push(piece);
@@ -44,6 +44,21 @@ export function compilePattern(pattern: string): CompiledPattern {
   // (`Disallow: /*` beats `Allow: /` on `/bar`, a strict conformance case).
   if (!anchored && pieces.length > 1 && pieces[pieces.length - 1] === '') pieces.pop();
   return { pieces, anchored, priority };
+}
+
+/**
+ * Octets of a normalised piece as the pattern's normal form writes it: a literal `*` or `$` (decoded
+ * from `%2A`/`%24` so it compares equal to the URL's) is written `%2A`/`%24`, three octets.
+ */
+function octets(piece: string): number {
+  let n = piece.length;
+  if (piece.indexOf('*') >= 0 || piece.indexOf('$') >= 0) {
+    for (let i = 0; i < piece.length; i++) {
+      const c = piece.charCodeAt(i);
+      if (c === 42 || c === 36) n += 2;
+    }
+  }
+  return n;
 }
 
 /** A key equal for two patterns exactly when they match the same URLs the same way (for merging). */

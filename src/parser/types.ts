@@ -75,9 +75,10 @@ export interface RuleRef {
 
 /** The group (or merged groups) that applied to a crawler (RFC 9309 §2.1, §2.2.1). */
 export interface GroupRef {
-  /** The user-agent values of every merged group, as written (e.g. `['FooBot', '*']` never mixes: either the named groups or the `*` groups). */
+  /** For each merged group, the value of its user-agent line that named the crawler (or `*`), as written.
+   *  Never mixes: either the groups naming the crawler or the `*` groups (e.g. `['FooBot', 'foobot/2']`). */
   readonly userAgents: string[];
-  /** 1-based line numbers of the `user-agent` lines that opened each merged group. */
+  /** 1-based line numbers of those user-agent lines, one per merged group, parallel to `userAgents`. */
   readonly lines: number[];
 }
 
