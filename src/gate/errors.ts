@@ -37,3 +37,15 @@ export class InvalidUserAgentError extends TypeError {
     this.userAgent = userAgent;
   }
 }
+
+/** gate.fetch met more redirects than its limit. A TypeError, as fetch's own redirect failures are. */
+export class TooManyRedirectsError extends TypeError {
+  readonly code = 'ERR_TOO_MANY_REDIRECTS' as const;
+  /** The URL whose response would have been one redirect too many. */
+  readonly url: string;
+  constructor(url: string, limit: number) {
+    super(`too many redirects (more than ${limit}) from ${url}`);
+    this.name = 'TooManyRedirectsError';
+    this.url = url;
+  }
+}

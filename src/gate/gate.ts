@@ -136,7 +136,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
    * Fetch-compatible: sends `input` with this gate's User-Agent, follows redirects hop by hop and
    * checks every hop against its own origin's robots.txt first.
    * @throws (rejects) RobotsBlockedError before any byte goes to a disallowed URL; TypeError for a
-   *   bad URL or too many redirects; whatever fetch itself throws.
+   *   bad URL; TooManyRedirectsError (a TypeError) past `init.maxRedirects` (default 20); whatever
+   *   fetch itself throws.
    */
   fetch(input: string | URL | { url: string }, init?: GateFetchInit): Promise<Response> {
     return gatedFetch(this, this.#dispatcher, input, init);

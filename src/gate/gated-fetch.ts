@@ -2,7 +2,7 @@
 // own origin's robots.txt before a byte is sent to it.
 import { fetch as undiciFetch, Headers, Request, type Dispatcher } from 'undici';
 import { parseHttpUrl } from '../fetcher/url.js';
-import { RobotsBlockedError } from './errors.js';
+import { RobotsBlockedError, TooManyRedirectsError } from './errors.js';
 import type { Decision, FetchHop } from './types.js';
 
 /** RequestInit plus the gate's audit hook. */
@@ -79,7 +79,7 @@ export async function gatedFetch(
     if (location === undefined || mode === 'manual') return res;
     await res.body?.cancel();
     if (mode === 'error') throw new TypeError(`redirect from ${url} to ${location} with redirect: 'error'`);
-    if (hop >= limit) throw new TypeError(`too many redirects (more than ${limit}) from ${url}`);
+    if (hop >= limit) throw new TooManyRedirectsError(url, limit);
     const next = parseHttpUrl(location);
     next.hash = '';
     // fetch's rules (WHATWG Fetch §4.4): 303, and 301/302 after POST, become a GET without body.

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher, fetch as undiciFetch, request } from 'undici';
 import { startVirtualHosts, site, type VirtualHosts } from '../helpers/hosts.js';
-import { RobotsGate, RobotsBlockedError, createResolvingAgent } from '../../src/index.js';
+import { RobotsGate, RobotsBlockedError, TooManyRedirectsError, createResolvingAgent } from '../../src/index.js';
 import type { FetchHop } from '../../src/index.js';
 
 const UA = 'HopBot/1.0 (+https://bot.example/about)';
@@ -96,6 +96,13 @@ describe('gate.fetch', () => {
     const manual = await gate.fetch(`${vh.origin('a.test')}/go-b`, { redirect: 'manual' });
     expect(manual.status).toBe(302);
     await manual.body?.cancel();
+  });
+
+  it('stops after maxRedirects hops with TooManyRedirectsError', async () => {
+    const err = await gate.fetch(`${vh.origin('a.test')}/go-b-open`, { maxRedirects: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TooManyRedirectsError);
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as TooManyRedirectsError).code).toBe('ERR_TOO_MANY_REDIRECTS');
   });
 
   it('a malformed URL rejects with a TypeError naming it', async () => {
