@@ -9,6 +9,7 @@ import { loadCrawlRecord } from '../../src/report/load.js';
 import { SHA, T0, writeAuditFixture } from './audit-fixture.js';
 import { ARTIFACTS, launchChromium } from './browser.js';
 import { runCli } from './cli.js';
+import { runSmallCrawl } from './real-crawl.js';
 
 let dir: string;
 beforeAll(() => {
@@ -93,7 +94,6 @@ describe('report', () => {
   });
 
   it('renders in a browser (screenshot: test-artifacts/report.png)', async () => {
-    const file = path.join(ARTIFACTS, 'report.html');
     const html = buildReportHtml(loadCrawlRecord(dir), { title: 'fixture crawl' });
     const browser = await launchChromium();
     try {
@@ -102,9 +102,38 @@ describe('report', () => {
       expect(await page.locator('#hosts tbody tr').count()).toBe(2);
       expect(await page.locator('svg[role=img]').count()).toBe(2);
       await page.screenshot({ path: path.join(ARTIFACTS, 'report.png'), fullPage: true });
-      void file;
     } finally {
       await browser.close();
+    }
+  });
+
+  it('reports a real crawl whose robots.txt changed mid-crawl (screenshot: test-artifacts/report-crawl.png)', async () => {
+    const crawlDir = await runSmallCrawl();
+    try {
+      const out = path.join(ARTIFACTS, 'report-crawl.html');
+      const r = await runCli(['report', crawlDir, '--html', out]);
+      expect(r.code, r.stderr).toBe(0);
+      const html = readFileSync(out, 'utf8');
+      expect(html).toMatch(/<b>11<\/b><span>requests<\/span>/);
+      expect(html).toMatch(/<b>3<\/b><span>blocked by robots.txt<\/span>/);
+      expect(html).toMatch(/<b>1<\/b><span>robots.txt changes<\/span>/);
+      expect(html).toMatch(/<div class="added">.*?\+ Disallow: \/checkout<\/div>/);
+      expect(html).toMatch(/\/checkout<\/td><td>disallowed-by-rule<\/td><td class="num">3<\/td>/);
+      // Every request in the crawl kept its interval: nothing was sent too soon.
+      expect(html).not.toContain('TOO SOON');
+      expect(html).toMatch(/interval \d+ ms \(crawl-delay\)/);
+      expect(html).toMatch(/interval \d+ ms \(floor\)/);
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+        await page.goto(`file://${out}`);
+        expect(await page.locator('#hosts tbody tr').count()).toBe(2);
+        await page.screenshot({ path: path.join(ARTIFACTS, 'report-crawl.png'), fullPage: true });
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      rmSync(path.dirname(crawlDir), { recursive: true, force: true });
     }
   });
 });

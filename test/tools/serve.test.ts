@@ -10,6 +10,7 @@ import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
 import { writeAuditFixture } from './audit-fixture.js';
 import { ARTIFACTS, launchChromium } from './browser.js';
 import { startServe, type ServeProcess } from './cli.js';
+import { runSmallCrawl } from './real-crawl.js';
 
 const SITE_ROBOTS = 'User-agent: *\nDisallow: /private/\n\nUser-agent: SiteBot\nDisallow: /\nAllow: /public/\n';
 
@@ -218,6 +219,8 @@ describe('serve: the tester', () => {
     });
     await page.fill('#urls', 'https://example.com/b');
     await expect.poll(() => verdicts(page)).toEqual([['https://example.com/b', 'disallowed']]);
+    // Editing replaced the held 5 MB paste.
+    expect(await page.textContent('#robots-note')).toBe('');
     expect(await page.locator('#status.error').count()).toBe(0);
     expect((page as Page & { errors?: string[] }).errors).toEqual([]);
     await page.close();
@@ -271,7 +274,7 @@ describe('serve: the audit browser', () => {
     await page.goto(`${serve.url}/audit`);
     await expect.poll(() => page.textContent('#audit-status')).toContain('10 requests to 2 hosts');
     expect(await page.locator('#run option').allTextContents()).toEqual(['All runs', expect.stringContaining('run-fixture-1')]);
-    const hostRows = await page.locator('#hosts tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    const hostRows = await page.locator('#hosts tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll("td")).map((td) => td.textContent)));
     expect(hostRows).toEqual([
       ['news.example', '4', '2', '1', '1', '1'],
       ['shop.example', '6', '4', '2', '0', '2'],
@@ -281,7 +284,7 @@ describe('serve: the audit browser', () => {
     await expect.poll(() => page.textContent('#boundary')).toContain('Changed at 2026-11-30T08:00:00.600Z (run run-fixture-1)');
     const diff = await page.locator('#diff > div').evaluateAll((els) => els.map((e) => [e.getAttribute('data-kind'), e.textContent]));
     expect(diff.filter(([k]) => k !== 'same')).toEqual([['added', '3+ Disallow: /checkout']]);
-    const blockedRows = await page.locator('#blocked tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    const blockedRows = await page.locator('#blocked tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll("td")).map((td) => td.textContent)));
     expect(blockedRows.map((r) => [r[0], r[2]])).toEqual([
       ['https://shop.example/cart', 'line 2: /cart'],
       ['https://shop.example/checkout', 'line 3: /checkout'],
@@ -295,5 +298,31 @@ describe('serve: the audit browser', () => {
     await expect.poll(() => page.textContent('#boundary')).toContain('One version of robots.txt governed every request');
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('on a real crawl\'s DIR: the changed robots.txt and the URL it blocked (screenshot: test-artifacts/audit-crawl.png)', async () => {
+    const crawlDir = await runSmallCrawl();
+    const crawlServe = await startServe([crawlDir]);
+    const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
+    try {
+      await page.goto(`${crawlServe.url}/audit`);
+      await expect.poll(() => page.textContent('#audit-status')).toContain('11 requests to 2 hosts');
+      const shop = page.locator('#hosts button[data-host^="shop.test:"]');
+      await shop.click();
+      await expect.poll(() => page.locator('#versions tbody tr').count()).toBe(2);
+      await expect.poll(() => page.textContent('#boundary')).toMatch(/^Changed at \d{4}-\d\d-\d\dT[\d:.]+Z \(run \S+\): requests that started after this were governed by #2\.$/);
+      const changed = await page.locator('#diff > div:not([data-kind="same"])').evaluateAll((els) => els.map((e) => e.textContent));
+      expect(changed).toEqual(['3+ Disallow: /checkout']);
+      const blockedRows = await page.locator('#blocked tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll("td")).map((td) => td.textContent)));
+      expect(blockedRows.map((r) => [new URL(r[0]!).pathname, r[2]])).toEqual([
+        ['/cart', 'line 2: /cart'],
+        ['/checkout', 'line 3: /checkout'],
+      ]);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'audit-crawl.png'), fullPage: true });
+    } finally {
+      await page.close();
+      await crawlServe.stop();
+      rmSync(path.dirname(crawlDir), { recursive: true, force: true });
+    }
   });
 });
