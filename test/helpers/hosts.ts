@@ -11,7 +11,7 @@ export interface LoggedRequest {
   userAgent: string | undefined;
   /** performance.timeOrigin-based ms when the request arrived. */
   startedAt: number;
-  /** ms when the response finished (undefined while in flight or if it never finished). */
+  /** ms when the handler ended the response (undefined while in flight or if it never ended). */
   endedAt?: number;
 }
 
@@ -46,7 +46,13 @@ export async function startVirtualHosts(hosts: Record<string, HostHandler>, port
       startedAt: now(),
     };
     log.push(entry);
-    res.once('finish', () => (entry.endedAt = now()));
+    // Stamp the end when the handler hands over the last byte, not on 'finish': 'finish' can fire
+    // after the client has already read the response, which makes polite gaps look short.
+    const end = res.end.bind(res) as (...a: unknown[]) => http.ServerResponse;
+    res.end = ((...args: unknown[]) => {
+      entry.endedAt ??= now();
+      return end(...args);
+    }) as typeof res.end;
     const handler = hosts[host];
     if (!handler) {
       res.writeHead(421, { 'content-type': 'text/plain' }).end(`no such host here: ${host}\n`);
