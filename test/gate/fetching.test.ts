@@ -64,6 +64,7 @@ let vh: VirtualHosts;
 let never: RawServer;
 let stall: RawServer;
 let reset: RawServer;
+let drip: RawServer;
 let closedPort: number;
 let gate: RobotsGate;
 const big = 'User-agent: *\nDisallow: /early\n' + '# filler line to pass the size cap\n'.repeat(150_000) + 'Disallow: /late\n';
@@ -110,6 +111,13 @@ beforeAll(async () => {
     s.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 1000\r\n\r\nUser-agent: *\nAllow: /\n');
     setTimeout(() => s.resetAndDestroy(), 20);
   });
+  // Drip-feed: a byte every 20 ms forever. No single read ever waits long; only a whole-fetch
+  // deadline stops it.
+  drip = await rawServer((s) => {
+    s.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n');
+    const timer = setInterval(() => (s.destroyed ? clearInterval(timer) : s.write('1\r\n#\r\n')), 20);
+    s.once('close', () => clearInterval(timer));
+  });
   const probe = net.createServer();
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
   closedPort = (probe.address() as net.AddressInfo).port;
@@ -122,6 +130,7 @@ beforeAll(async () => {
       `never.test:${never.port}:127.0.0.1`,
       `stall.test:${stall.port}:127.0.0.1`,
       `reset.test:${reset.port}:127.0.0.1`,
+      `drip.test:${drip.port}:127.0.0.1`,
       `closed.test:${closedPort}:127.0.0.1`,
     ],
   });
@@ -129,7 +138,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gate?.close();
-  await Promise.all([vh?.close(), never?.close(), stall?.close(), reset?.close()]);
+  await Promise.all([vh?.close(), never?.close(), stall?.close(), reset?.close(), drip?.close()]);
 });
 
 const robotsRequests = (host: string, path = '/robots.txt') => vh.requests(host, path).length;
@@ -250,6 +259,14 @@ describe('unreachable (§2.3.1.4): all disallowed', () => {
     const d = await gate.check(`http://stall.test:${stall.port}/public`);
     expect(d).toMatchObject({ allowed: false, reason: 'unreachable', policy: { status: 'ETIMEDOUT' } });
     expect(stall.requests).toBe(1);
+  });
+
+  it('a drip-fed body: the deadline is for the whole fetch, not each read', async () => {
+    const t0 = Date.now();
+    const d = await gate.check(`http://drip.test:${drip.port}/x`);
+    expect(d).toMatchObject({ allowed: false, reason: 'unreachable', policy: { status: 'ETIMEDOUT' } });
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(drip.requests).toBe(1);
   });
 
   it('a reset mid-body: a body cut short is unreachable', async () => {
