@@ -162,7 +162,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     await this.#load(u.origin, u.hostname, true);
   }
 
-  /** Has `host` had an overridden decision in this run (or, with a shared store, in the fleet)? */
+  /** Has `host` had an overridden decision in this run (or, with a shared store, in the fleet)?
+   *  @param host a host name (`URL.hostname`), or `URL.host`: a port is ignored. */
   isUnderOverride(host: string): boolean {
     return this.#underOverride.has(host) || this.#underOverride.has(normaliseHost(host));
   }
@@ -343,7 +344,11 @@ function newest(a: GatePolicyRecord | undefined, b: GatePolicyRecord | undefined
   return b.fetchedAt > a.fetchedAt ? b : a;
 }
 
+/** A host name as URL.hostname gives it (lower case, punycode); a `:port` suffix is dropped, so
+ *  `URL.host` works as well. */
 function normaliseHost(host: string): string {
   const h = host.trim().toLowerCase();
-  return h.startsWith('[') ? h : domainToASCII(h) || h;
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1) || h;
+  const name = h.replace(/:\d*$/, '');
+  return domainToASCII(name) || name;
 }

@@ -31,8 +31,8 @@ export interface RobotsGateOptions {
   /** First retry after a failed fetch (unreachable, or a vanished file kept), in ms; doubles with
    *  each consecutive failure, up to maxAgeMs. A longer Retry-After wins. Default 60 000. */
   retryMs?: number;
-  /** Fetch disallowed URLs anyway: `true` for every host, or a list of hosts (for a pipeline with a
-   *  documented right to). Such decisions say `overridden: true`. Default: none. */
+  /** Fetch disallowed URLs anyway: `true` for every host, or a list of host names (any port; for a
+   *  pipeline with a documented right to). Such decisions say `overridden: true`. Default: none. */
   override?: boolean | readonly string[];
   /** Minimum spacing of requests to a host under override, in ms (the politeness layer applies it).
    *  Default: env ROBOTS_OVERRIDE_INTERVAL_MS, else 10 000. */

@@ -291,7 +291,7 @@ describe('observability', () => {
 
 describe('override', () => {
   it('lets a disallowed URL through, says so, and marks the host', async () => {
-    const gate = newGate({ override: ['B.test'], overrideIntervalMs: 50 });
+    const gate = newGate({ override: [`B.test:${vh.port}`], overrideIntervalMs: 50 });
     const hosts: string[] = [];
     gate.on('override', (h) => hosts.push(h));
     expect(gate.isUnderOverride('b.test')).toBe(false);
@@ -302,6 +302,7 @@ describe('override', () => {
     expect(d).toMatchObject({ allowed: true, overridden: true, reason: 'overridden', rule: { type: 'disallow', pattern: '/private' } });
     expect(gate.isUnderOverride('b.test')).toBe(true);
     expect(gate.isUnderOverride('B.TEST')).toBe(true);
+    expect(gate.isUnderOverride(new URL(vh.origin('b.test')).host)).toBe(true);
     await gate.check(`${vh.origin('b.test')}/private/2`);
     expect(hosts).toEqual(['b.test']);
     // Hosts not listed are not overridden.
