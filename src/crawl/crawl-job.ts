@@ -72,7 +72,32 @@ export interface CrawlResult {
   readonly stats: CrawlStats;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+// Rows at full speed share milliseconds: remember the last conversion.
+let isoMs = NaN;
+let isoText = '';
+const iso = (ms: number) => (ms === isoMs ? isoText : ((isoMs = ms), (isoText = new Date(ms).toISOString())));
+
+/** What differs between rows; the rest defaults to null. Times in ms since epoch. */
+interface RowParts {
+  url: string;
+  host: string;
+  startMs: number;
+  endMs: number;
+  outcome: AttemptOutcome;
+  reason?: string;
+  decision?: Decision;
+  status?: number | null;
+  bytes?: number | null;
+  contentSha256?: string | null;
+  savedPath?: string | null;
+  parentUrl?: string | null;
+  kind?: AttemptRow['kind'];
+  waitReason?: string | null;
+  intervalMs?: number | null;
+  error?: string | null;
+  attempt?: number;
+  final: boolean;
+}
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class CrawlJob {
@@ -111,7 +136,7 @@ export class CrawlJob {
    *  `unsupported-scheme`. */
   recordInvalid(text: string, reason: string, message: string): void {
     const now = Date.now();
-    this.write({ ...this.blankRow(text, '', now, now), outcome: 'skipped', reason, error: message, final: true });
+    this.write({ url: text, host: '', startMs: now, endMs: now, outcome: 'skipped', reason, error: message, final: true });
   }
 
   /**
@@ -150,15 +175,16 @@ export class CrawlJob {
         }
         if (r.kind === 'drained') break;
         if (completions !== seen) continue;
-        // Sleep until the earliest host opens, or something completes. With no time to wait for
-        // (all busy), poll now and then too: a shared frontier can change under us.
-        const ms = r.retryAt === null ? 1_000 : Math.max(0, r.retryAt - Date.now());
+        // Sleep until the earliest host opens, or something of ours completes. With nothing of
+        // ours in flight and no time given, poll now and then: a shared frontier can change
+        // under us (other workers finish).
+        const ms = r.retryAt !== null ? Math.max(0, r.retryAt - Date.now()) : inflight.size > 0 ? undefined : 1_000;
         let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
           wake = resolve;
-          timer = setTimeout(resolve, ms);
+          if (ms !== undefined) timer = setTimeout(resolve, ms);
         });
-        clearTimeout(timer);
+        if (timer !== undefined) clearTimeout(timer);
         wake = undefined;
       }
       await Promise.all(inflight);
@@ -199,7 +225,7 @@ export class CrawlJob {
     try {
       decision = await gate.check(url);
     } catch (err) {
-      this.write({ ...this.blankRow(url, host, checkedAt, Date.now()), outcome: 'error', reason: 'check-failed', error: errText(err), final: true, attempt: t.item.attempt });
+      this.write({ url, host, startMs: checkedAt, endMs: Date.now(), outcome: 'error', reason: 'check-failed', error: errText(err), final: true, attempt: t.item.attempt });
       await frontier.fail(t, Date.now(), { notSent: true });
       return;
     }
@@ -222,7 +248,7 @@ export class CrawlJob {
     await frontier.setHostPolicy(host, { crawlDelaySeconds, underOverride });
 
     if (!decision.allowed) {
-      this.write({ ...this.stamped(url, host, decidedAt, Date.now(), decision), outcome: 'blocked', kind: 'page', final: true, attempt: t.item.attempt });
+      this.write({ url, host, startMs: decidedAt, endMs: Date.now(), decision, outcome: 'blocked', final: true, attempt: t.item.attempt });
       await frontier.complete(t, Date.now(), { notSent: true });
       return;
     }
@@ -292,7 +318,11 @@ export class CrawlJob {
     const now = Date.now();
     const skip = (u: string, attempt: number) =>
       this.write({
-        ...this.stamped(u, host, now, now, decision),
+        url: u,
+        host,
+        startMs: now,
+        endMs: now,
+        decision,
         outcome: 'skipped',
         reason: 'crawl-delay-too-long',
         error: hs.skippedBecause ?? null,
@@ -315,7 +345,7 @@ export class CrawlJob {
       const at = Date.now();
       const d = await this.o.gate.check(p.url);
       if (d.allowed) continue;
-      this.write({ ...this.stamped(p.url, host, at, Date.now(), d), outcome: 'blocked', final: true, attempt: p.attempt });
+      this.write({ url: p.url, host, startMs: at, endMs: Date.now(), decision: d, outcome: 'blocked', final: true, attempt: p.attempt });
       removed.push(p.url);
     }
     await this.o.frontier.remove(host, removed);
@@ -368,11 +398,9 @@ export class CrawlJob {
     pageHost: string,
     t: TakenItem,
     x: { retry: boolean; isLast: boolean; saved: { savedPath: string; sha256: string } | undefined; bytes: number | null; saveError: unknown },
-  ): AttemptRow & { final: boolean } {
-    const host = parentUrl === null ? pageHost : safeHost(hop.url);
-    const base = this.stamped(hop.url, host, hop.startedAt, hop.endedAt, hop.decision);
+  ): RowParts {
     let outcome: AttemptOutcome;
-    let reason: string = base.reason;
+    let reason: string = hop.decision.reason;
     if (hop.blocked) outcome = 'blocked';
     else if (hop.error) {
       outcome = 'error';
@@ -382,8 +410,13 @@ export class CrawlJob {
       reason = `http-${hop.status}`;
     } else outcome = hop.decision.overridden ? 'overridden' : 'fetched';
     if (x.saveError !== undefined) reason = 'save-failed';
+    const page = parentUrl === null;
     return {
-      ...base,
+      url: hop.url,
+      host: page ? pageHost : safeHost(hop.url),
+      startMs: hop.startedAt,
+      endMs: hop.endedAt,
+      decision: hop.decision,
       outcome,
       reason,
       status: hop.status,
@@ -391,9 +424,9 @@ export class CrawlJob {
       contentSha256: x.saved?.sha256 ?? null,
       savedPath: x.saved?.savedPath ?? null,
       parentUrl,
-      kind: parentUrl === null ? 'page' : 'redirect',
-      waitReason: parentUrl === null ? t.waitReason : null,
-      intervalMs: parentUrl === null ? t.intervalMs : null,
+      kind: page ? 'page' : 'redirect',
+      waitReason: page ? t.waitReason : null,
+      intervalMs: page ? t.intervalMs : null,
       error: hop.error ? `${hop.error.code}: ${hop.error.message}` : x.saveError !== undefined ? errText(x.saveError) : null,
       attempt: t.item.attempt,
       // An aborted or retried attempt does not settle its URL; --resume will try it again.
@@ -401,75 +434,65 @@ export class CrawlJob {
     };
   }
 
-  private blankRow(url: string, host: string, startedAt: number, endedAt: number): AttemptRow {
+  /** Build the row (one object literal: this runs for every attempt). */
+  private row(p: RowParts): AttemptRow {
+    const d = p.decision;
     return {
       runId: this.o.runId,
-      url,
-      host,
-      startedAt: iso(startedAt),
-      endedAt: iso(endedAt),
-      outcome: 'skipped',
-      status: null,
-      bytes: null,
-      contentSha256: null,
-      savedPath: null,
-      policySha256: null,
-      robotsUrl: null,
-      policyFetchedAt: null,
-      policyStatus: null,
-      reason: '',
-      ruleLine: null,
-      rulePattern: null,
-      parentUrl: null,
-      kind: 'page',
-      waitReason: null,
-      intervalMs: null,
-      error: null,
-    };
-  }
-
-  private stamped(url: string, host: string, startedAt: number, endedAt: number, d: Decision): AttemptRow {
-    return {
-      ...this.blankRow(url, host, startedAt, endedAt),
-      policySha256: d.policy.sha256,
-      robotsUrl: d.policy.robotsUrl,
-      policyFetchedAt: d.policy.fetchedAt,
-      policyStatus: d.policy.status,
-      reason: d.reason,
-      ruleLine: d.rule?.line ?? null,
-      rulePattern: d.rule?.pattern ?? null,
+      url: p.url,
+      host: p.host,
+      startedAt: iso(p.startMs),
+      endedAt: iso(p.endMs),
+      outcome: p.outcome,
+      status: p.status ?? null,
+      bytes: p.bytes ?? null,
+      contentSha256: p.contentSha256 ?? null,
+      savedPath: p.savedPath ?? null,
+      policySha256: d ? d.policy.sha256 : null,
+      robotsUrl: d ? d.policy.robotsUrl : null,
+      policyFetchedAt: d ? d.policy.fetchedAt : null,
+      policyStatus: d ? d.policy.status : null,
+      reason: p.reason ?? d?.reason ?? '',
+      ruleLine: d?.rule?.line ?? null,
+      rulePattern: d?.rule?.pattern ?? null,
+      parentUrl: p.parentUrl ?? null,
+      kind: p.kind ?? 'page',
+      waitReason: p.waitReason ?? null,
+      intervalMs: p.intervalMs ?? null,
+      error: p.error ?? null,
+      attempt: p.attempt ?? 1,
+      final: p.final,
     };
   }
 
   /** Write a row (throws AuditWriteError: the run stops) and keep the counts. */
-  private write(row: AttemptRow): void {
-    this.o.audit.recordAttempt(row);
+  private write(p: RowParts): void {
+    this.o.audit.recordAttempt(this.row(p));
     this.attempts++;
-    if (row.bytes) this.bytes += row.bytes;
-    if (!row.final || row.kind !== 'page') {
-      if (row.kind === 'page' && row.intervalMs !== null) this.noteInterval(row);
+    if (p.bytes) this.bytes += p.bytes;
+    const kind = p.kind ?? 'page';
+    if (!p.final || kind !== 'page') {
+      if (kind === 'page') this.noteInterval(p);
       return;
     }
-    this.outcomes[row.outcome]++;
-    if (row.host === '') return;
-    const hs = this.host(row.host);
-    hs.outcomes[row.outcome] = (hs.outcomes[row.outcome] ?? 0) + 1;
+    this.outcomes[p.outcome]++;
+    if (p.host === '') return;
+    const hs = this.host(p.host);
+    hs.outcomes[p.outcome] = (hs.outcomes[p.outcome] ?? 0) + 1;
     hs.remaining--;
-    const s = Date.parse(row.startedAt);
-    const e = Date.parse(row.endedAt);
-    if (row.status !== null) {
-      if (hs.firstAt === undefined || s < hs.firstAt) hs.firstAt = s;
-      if (hs.lastAt === undefined || e > hs.lastAt) hs.lastAt = e;
+    if (p.status != null) {
+      if (hs.firstAt === undefined || p.startMs < hs.firstAt) hs.firstAt = p.startMs;
+      if (hs.lastAt === undefined || p.endMs > hs.lastAt) hs.lastAt = p.endMs;
     }
-    this.noteInterval(row);
+    this.noteInterval(p);
   }
 
-  private noteInterval(row: AttemptRow): void {
-    if (row.intervalMs === null || row.host === '') return;
-    const hs = this.host(row.host);
-    if (row.intervalMs > hs.maxIntervalMs) {
-      hs.maxIntervalMs = row.intervalMs;
-      hs.maxIntervalReason = row.waitReason;
+  private noteInterval(p: RowParts): void {
+    if (p.intervalMs == null || p.host === '') return;
+    const hs = this.host(p.host);
+    if (p.intervalMs > hs.maxIntervalMs) {
+      hs.maxIntervalMs = p.intervalMs;
+      hs.maxIntervalReason = p.waitReason ?? null;
     }
   }
 
