@@ -1,5 +1,6 @@
 // `robots-gate serve [DIR]`: the robots.txt tester and the audit browser in a local web page.
 import { Command, Option } from 'commander';
+import { openAudit } from '../audit/reader.js';
 import { startServer } from '../web/server.js';
 
 interface ServeCliOptions {
@@ -21,7 +22,7 @@ export function serveCommand(): Command {
 Prints the page's URL on stdout and serves until interrupted (Ctrl-C).
 The server reads only DIR's audit files and its own built pages; robots.txt fetches follow RFC 9309
 with the --timeout and a 2 MiB cap.
-Exit codes: 0 stopped by a signal, 1 could not start (port taken, package not built).`)
+Exit codes: 0 stopped by a signal, 1 could not start (DIR has no audit, port taken, package not built).`)
     .action(async (dir: string | undefined, opts: ServeCliOptions) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -34,6 +35,16 @@ Exit codes: 0 stopped by a signal, 1 could not start (port taken, package not bu
         process.stderr.write(`robots-gate serve: --timeout must be a positive number of ms, got ${opts.timeout}\n`);
         process.exitCode = 1;
         return;
+      }
+      if (dir) {
+        // Fail now, not on the first page load, when DIR holds no audit.
+        try {
+          openAudit(dir).close();
+        } catch (err) {
+          process.stderr.write(`robots-gate serve: ${(err as Error).message}\n`);
+          process.exitCode = 1;
+          return;
+        }
       }
       let server;
       try {

@@ -219,9 +219,22 @@ export function hostStats(record: CrawlRecord): HostStats[] {
   return out.sort((a, b) => a.host.localeCompare(b.host));
 }
 
+/** A robots.txt body seen for a host, with the requests it governed. */
+export interface PolicyVersion extends PolicyRow {
+  /** Attempts to the host stamped with this version. */
+  readonly governed: number;
+}
+
 /** The distinct robots.txt bodies seen for a host, oldest first. */
-export function policyVersions(record: CrawlRecord, host: string): PolicyRow[] {
-  return record.policies.filter((p) => policyIsForHost(p, host)).sort((a, b) => ms(a.fetchedAt) - ms(b.fetchedAt));
+export function policyVersions(record: CrawlRecord, host: string): PolicyVersion[] {
+  const governed = new Map<string, number>();
+  for (const a of record.attempts) {
+    if (a.host === host && a.policySha256) governed.set(a.policySha256, (governed.get(a.policySha256) ?? 0) + 1);
+  }
+  return record.policies
+    .filter((p) => policyIsForHost(p, host))
+    .sort((a, b) => ms(a.fetchedAt) - ms(b.fetchedAt))
+    .map((p) => ({ ...p, governed: governed.get(p.sha256) ?? 0 }));
 }
 
 /** The policy changes of a host, oldest first. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
 import { writeAuditFixture } from './audit-fixture.js';
 import { ARTIFACTS, launchChromium } from './browser.js';
-import { startServe, type ServeProcess } from './cli.js';
+import { runCli, startServe, type ServeProcess } from './cli.js';
 import { runSmallCrawl } from './real-crawl.js';
 
 const SITE_ROBOTS = 'User-agent: *\nDisallow: /private/\n\nUser-agent: SiteBot\nDisallow: /\nAllow: /public/\n';
@@ -128,6 +128,12 @@ describe('serve: the tester', () => {
     await page.locator('#robots').pressSequentially('Disallow: /new', { delay: 5 });
     await expect.poll(() => verdicts(page)).toEqual([['https://example.com/new/page', 'disallowed']]);
     await expect.poll(() => page.locator('#file-view .ln.decider').getAttribute('data-line')).toBe('2');
+    // The parser runs in the page: with the network gone, verdicts still follow the text.
+    await page.context().setOffline(true);
+    await page.locator('#robots').pressSequentially('\nAllow: /new/page', { delay: 5 });
+    await expect.poll(() => verdicts(page)).toEqual([['https://example.com/new/page', 'allowed']]);
+    await expect.poll(() => page.locator('#file-view .ln.decider').getAttribute('data-line')).toBe('3');
+    await page.context().setOffline(false);
     await page.close();
   });
 
@@ -255,6 +261,14 @@ describe('serve: the server', () => {
     expect((await get(`${serve.url}/api/audit`)).status).toBe(200);
   });
 
+  it('refuses to start on a DIR without an audit, and on a taken port', async () => {
+    await expect(startServe([path.join(dir, 'no-such-dir')])).rejects.toThrow(/exited with 1: robots-gate serve: cannot read audit directory/);
+    const port = new URL(serve.url).port;
+    const r = await runCli(['serve', '--port', port]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('EADDRINUSE');
+  });
+
   it('without a DIR, the audit browser says how to give one', async () => {
     const r = await get(`${bare.url}/api/audit`);
     expect(r.status).toBe(404);
@@ -285,10 +299,12 @@ describe('serve: the audit browser', () => {
     const diff = await page.locator('#diff > div').evaluateAll((els) => els.map((e) => [e.getAttribute('data-kind'), e.textContent]));
     expect(diff.filter(([k]) => k !== 'same')).toEqual([['added', '3+ Disallow: /checkout']]);
     const blockedRows = await page.locator('#blocked tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll("td")).map((td) => td.textContent)));
-    expect(blockedRows.map((r) => [r[0], r[2]])).toEqual([
-      ['https://shop.example/cart', 'line 2: /cart'],
-      ['https://shop.example/checkout', 'line 3: /checkout'],
+    expect(blockedRows.map((r) => [r[0], r[2], r[3]])).toEqual([
+      ['https://shop.example/cart', 'line 2: /cart', '#1'],
+      ['https://shop.example/checkout', 'line 3: /checkout', '#2'],
     ]);
+    // Requests governed by each version.
+    expect(await page.locator('#versions tbody tr td:nth-child(5)').allTextContents()).toEqual(['4', '2']);
     await page.screenshot({ path: path.join(ARTIFACTS, 'audit.png'), fullPage: true });
     // Comparing a version with itself shows no change.
     await page.selectOption('#diff-from', '1');
@@ -318,6 +334,8 @@ describe('serve: the audit browser', () => {
         ['/cart', 'line 2: /cart'],
         ['/checkout', 'line 3: /checkout'],
       ]);
+      // /checkout is disallowed only by the second version.
+      expect(blockedRows[1]![3]).toBe('#2');
       await page.screenshot({ path: path.join(ARTIFACTS, 'audit-crawl.png'), fullPage: true });
     } finally {
       await page.close();

@@ -1,6 +1,6 @@
 // The JSON the audit API answers (src/web/server.ts builds it; src/web/page/audit.ts reads it).
-import type { PolicyChangeRow, PolicyRow } from '../../audit/types.js';
-import type { BlockedEntry, HostStats, RunSummary, Totals } from '../../report/crawl-record.js';
+import type { PolicyChangeRow } from '../../audit/types.js';
+import type { BlockedEntry, HostStats, PolicyVersion, RunSummary, Totals } from '../../report/crawl-record.js';
 
 /** GET /api/audit */
 export interface AuditIndex {
@@ -19,7 +19,7 @@ export interface AuditHosts {
 export interface AuditHost {
   readonly host: string;
   /** Oldest first. */
-  readonly versions: readonly PolicyRow[];
+  readonly versions: readonly PolicyVersion[];
   /** Oldest first. */
   readonly changes: readonly PolicyChangeRow[];
   readonly blocked: readonly BlockedEntry[];

@@ -1,8 +1,8 @@
 // The audit browser page: runs, hosts, each host's robots.txt versions with a diff between any
 // two and the time the policy changed, and the URLs that were blocked with the rule that decided.
-import type { PolicyRow } from '../../audit/types.js';
 import { formatTime, plural } from '../../report/format.js';
 import { diffPolicies } from '../../report/policy-diff.js';
+import type { PolicyVersion } from '../../report/crawl-record.js';
 import type { ApiError, AuditHost, AuditHosts, AuditIndex } from './api.js';
 import { byId, el } from './dom.js';
 
@@ -71,23 +71,25 @@ async function loadHost(host: string): Promise<void> {
   toSelect.replaceChildren();
   current.versions.forEach((v, i) => {
     versionsBody.append(el('tr', {}, el('td', { class: 'num' }, String(i + 1)), el('td', {}, v.fetchedAt), el('td', {}, String(v.status)),
-      el('td', { class: 'mono' }, short(v.sha256)), el('td', { class: 'mono' }, v.finalUrl || v.robotsUrl)));
+      el('td', { class: 'mono' }, short(v.sha256)), el('td', { class: 'num' }, String(v.governed)), el('td', { class: 'mono' }, v.finalUrl || v.robotsUrl)));
     const label = `#${i + 1} · ${v.fetchedAt} · ${short(v.sha256)}`;
     fromSelect.append(el('option', { value: String(i) }, label));
     toSelect.append(el('option', { value: String(i) }, label));
   });
-  if (current.versions.length === 0) versionsBody.append(el('tr', {}, el('td', { colspan: '5', class: 'empty-note' }, 'No robots.txt body was recorded (unavailable or unreachable).')));
+  if (current.versions.length === 0) versionsBody.append(el('tr', {}, el('td', { colspan: '6', class: 'empty-note' }, 'No robots.txt body was recorded (unavailable or unreachable).')));
   fromSelect.value = String(Math.max(0, current.versions.length - 2));
   toSelect.value = String(Math.max(0, current.versions.length - 1));
   renderDiff();
   const blockedBody = byId('blocked').querySelector('tbody')!;
   blockedBody.replaceChildren();
+  const versionOf = new Map(current.versions.map((v, i) => [v.sha256, `#${i + 1}`]));
   for (const b of current.blocked) {
     const rule = b.ruleLine !== null ? `line ${b.ruleLine}: ${b.rulePattern ?? ''}` : '–';
-    blockedBody.append(el('tr', {}, el('td', { class: 'mono' }, b.url), el('td', {}, b.at), el('td', { class: 'mono' }, rule), el('td', {}, b.reason)));
+    const version = b.policySha256 ? versionOf.get(b.policySha256) ?? short(b.policySha256) : '–';
+    blockedBody.append(el('tr', {}, el('td', { class: 'mono' }, b.url), el('td', {}, b.at), el('td', { class: 'mono' }, rule), el('td', {}, version), el('td', {}, b.reason)));
   }
-  if (current.blocked.length === 0) blockedBody.append(el('tr', {}, el('td', { colspan: '4', class: 'empty-note' }, 'Nothing was blocked on this host.')));
-  if (current.blockedOmitted) blockedBody.append(el('tr', {}, el('td', { colspan: '4', class: 'empty-note' }, `${current.blockedOmitted} more not listed.`)));
+  if (current.blocked.length === 0) blockedBody.append(el('tr', {}, el('td', { colspan: '5', class: 'empty-note' }, 'Nothing was blocked on this host.')));
+  if (current.blockedOmitted) blockedBody.append(el('tr', {}, el('td', { colspan: '5', class: 'empty-note' }, `${current.blockedOmitted} more not listed.`)));
 }
 
 function renderDiff(): void {
@@ -113,7 +115,7 @@ function renderDiff(): void {
   appendDiff(a, b);
 }
 
-function appendDiff(a: PolicyRow | null, b: PolicyRow): void {
+function appendDiff(a: PolicyVersion | null, b: PolicyVersion): void {
   const sign = { same: ' ', added: '+', removed: '-' } as const;
   const rows = diffPolicies(a?.body ?? null, b.body).map((l) =>
     el('div', { class: l.kind, 'data-kind': l.kind }, el('span', { class: 'n' }, String(l.oldLine ?? '')), el('span', { class: 'n' }, String(l.newLine ?? '')), `${sign[l.kind]} ${l.text}`),
