@@ -115,7 +115,7 @@ export class HttpTransport implements DocumentTransport {
 }
 
 function isRedirectLimit(err: unknown): boolean {
-  return err instanceof TypeError && /too many redirects/.test(err.message);
+  return (err as { code?: string }).code === 'ERR_TOO_MANY_REDIRECTS';
 }
 
 function errorOf(err: unknown, timeout: AbortSignal): { code: string; message: string } {
