@@ -25,3 +25,6 @@ export { CrawlJob, HttpTransport, readUrlList, documentPath, saveDocument, Outpu
 export type { CrawlJobOptions, CrawlStats, CrawlResult, DocumentTransport, TransportResult, Hop, CrawlGate } from './crawl/index.js';
 export { SqliteAuditSink, JsonlAuditSink, TeeAuditSink, AuditWriteError, openAudit, AuditReadError } from './audit/index.js';
 export type { AttemptRow, PolicyRow, PolicyChangeRow, RunRow, RunEndRow, AuditSink, AuditReader, AttemptOutcome } from './audit/index.js';
+// The fleet: the Redis stores (createRedisStores) load ioredis, so they have their own entry,
+// `robots-gate/redis` (dist/stores/redis.js); the shared frontier needs only a connection from it.
+export { RedisFrontier, createRedisFrontier, type RedisFrontierOptions, type FrontierLeaseLostEvent } from './crawl/redis-frontier.js';
