@@ -1,0 +1,124 @@
+// `robots-gate crawl` on the policies around the rules: redirects gated hop by hop, Crawl-delay
+// over the maximum (skipped, or clamped), override with its interval, --json and progress lines.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openAudit } from '../../src/audit/reader.js';
+import { site, startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
+import { assertBuilt, runCli } from './run-cli.js';
+
+const UA = 'TestBot/1.0';
+let servers: VirtualHosts[] = [];
+const dirs: string[] = [];
+const tmp = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-pol-'));
+  dirs.push(d);
+  return d;
+};
+beforeAll(assertBuilt);
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+async function hosts(map: Parameters<typeof startVirtualHosts>[0]): Promise<VirtualHosts> {
+  const v = await startVirtualHosts(map);
+  servers.push(v);
+  return v;
+}
+const resolveArgs = (v: VirtualHosts) => v.resolve.flatMap((r) => ['--resolve', r]);
+const pages = (log: LoggedRequest[]) => log.filter((r) => r.path !== '/robots.txt');
+
+describe('robots-gate crawl policies', () => {
+  it('a redirect into a path disallowed on another origin is stopped before that origin sees it, and each hop has its row', async () => {
+    let v!: VirtualHosts;
+    v = await hosts({
+      'from.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.end('User-agent: *\nAllow: /\n');
+        if (req.url === '/go') return void res.writeHead(302, { location: `${v.origin('to.test')}/secret/page` }).end();
+        if (req.url === '/ok') return void res.writeHead(301, { location: `${v.origin('to.test')}/public` }).end();
+        res.end('page');
+      },
+      'to.test': site('User-agent: *\nDisallow: /secret\n'),
+    });
+    const dir = tmp();
+    const out = path.join(dir, 'out');
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', out, '--min-interval', '50', ...resolveArgs(v)], {
+      stdin: `${v.origin('from.test')}/go\n${v.origin('from.test')}/ok\n`,
+    });
+    expect(r.code).toBe(0);
+    expect(v.requests('to.test').map((q) => q.path).sort()).toEqual(['/public', '/robots.txt']);
+    const a = openAudit(out);
+    const rows = a.attempts();
+    a.close();
+    const go = rows.filter((x) => x.url.endsWith('/go') || x.parentUrl?.endsWith('/go'));
+    expect(go.map((x) => [x.kind, x.outcome, x.status, x.reason])).toEqual([
+      ['page', 'fetched', 302, 'allowed-by-rule'],
+      ['redirect', 'blocked', null, 'disallowed-by-rule'],
+    ]);
+    expect(go[1]!.ruleLine).toBe(2);
+    expect(go[1]!.robotsUrl).toBe(`${v.origin('to.test')}/robots.txt`);
+    const ok = rows.filter((x) => x.url.endsWith('/public'));
+    expect(ok.map((x) => [x.kind, x.outcome, x.status, x.parentUrl])).toEqual([['redirect', 'fetched', 200, `${v.origin('from.test')}/ok`]]);
+    expect(ok[0]!.savedPath).toMatch(/^to\.test_\d+\/public$/);
+  });
+
+  it('a Crawl-delay over --max-crawl-delay skips the host with a reason; --clamp-crawl-delay keeps it at the maximum', async () => {
+    const v = await hosts({ 'slowpoke.test': site('User-agent: *\nCrawl-delay: 5\n') });
+    const list = [1, 2, 3].map((i) => `${v.origin('slowpoke.test')}/p${i}`).join('\n') + '\n';
+    const dir = tmp();
+    const skipped = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'a'), '--min-interval', '50', '--max-crawl-delay', '0.3', ...resolveArgs(v)], { stdin: list });
+    expect(skipped.code).toBe(0);
+    expect(pages(v.log)).toEqual([]);
+    expect(skipped.stdout).toMatch(/skipped\s+3/);
+    expect(skipped.stdout).toMatch(/skipped: Crawl-delay 5 s is over the maximum 0\.3 s/);
+    let a = openAudit(path.join(dir, 'a'));
+    expect(a.attempts().map((x) => [x.outcome, x.reason])).toEqual(Array(3).fill(['skipped', 'crawl-delay-too-long']));
+    a.close();
+
+    const clamped = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'b'), '--min-interval', '50', '--max-crawl-delay', '0.3', '--clamp-crawl-delay', ...resolveArgs(v)], { stdin: list });
+    expect(clamped.code).toBe(0);
+    const seen = pages(v.log);
+    expect(seen).toHaveLength(3);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.startedAt - seen[i - 1]!.endedAt!).toBeGreaterThanOrEqual(300);
+    a = openAudit(path.join(dir, 'b'));
+    expect(a.attempts().filter((x) => x.intervalMs !== null).map((x) => [x.intervalMs, x.waitReason])).toEqual([
+      [300, 'crawl-delay'],
+      [300, 'crawl-delay'],
+    ]);
+    a.close();
+  });
+
+  it('--override fetches a disallowed host, marks the rows overridden, and spaces the host by the override interval', async () => {
+    const v = await hosts({ 'closed.test': site('User-agent: *\nDisallow: /\n'), 'other.test': site('User-agent: *\nDisallow: /\n') });
+    const list = [...[1, 2, 3].map((i) => `${v.origin('closed.test')}/p${i}`), `${v.origin('other.test')}/x`].join('\n') + '\n';
+    const dir = tmp();
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'o'), '--min-interval', '50', '--override', 'closed.test', '--override-interval', '400', ...resolveArgs(v)], { stdin: list });
+    expect(r.code).toBe(0);
+    const seen = pages(v.requests('closed.test'));
+    expect(seen).toHaveLength(3);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.startedAt - seen[i - 1]!.endedAt!).toBeGreaterThanOrEqual(400);
+    expect(pages(v.requests('other.test'))).toEqual([]);
+    const a = openAudit(path.join(dir, 'o'));
+    const rows = a.attempts({ kind: 'page' });
+    a.close();
+    expect(rows.filter((x) => x.host.startsWith('closed.test')).map((x) => [x.outcome, x.ruleLine])).toEqual(Array(3).fill(['overridden', 2]));
+    expect(rows.filter((x) => x.host.startsWith('closed.test') && x.intervalMs !== null).every((x) => x.waitReason === 'override')).toBe(true);
+    expect(rows.find((x) => x.host.startsWith('other.test'))!.outcome).toBe('blocked');
+  });
+
+  it('--json: one object a line on stdout (each attempt, then the summary); progress lines go to stderr', async () => {
+    const v = await hosts({ 'j.test': site('User-agent: *\nDisallow: /no\n') });
+    const list = ['/a', '/b', '/no', '/c', '/d'].map((p) => v.origin('j.test') + p).join('\n');
+    const dir = tmp();
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'o'), '--min-interval', '150', '--json', '--progress-interval', '100', ...resolveArgs(v)], { stdin: list });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.type === 'attempt')).toHaveLength(5);
+    const summary = lines.at(-1);
+    expect(summary.type).toBe('summary');
+    expect(summary.outcomes).toMatchObject({ fetched: 4, blocked: 1, error: 0 });
+    expect(r.stderr).toMatch(/progress: \d+\/5 done, \d+ blocked, \d+ queued, \d+ in flight, \d+ hosts waiting on their delay/);
+  });
+});
