@@ -27,7 +27,8 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
       const l = ruleLines.get(i);
       const source = rulePattern(model, i);
       const pattern = compilePattern(source);
-      rules.push({ allow: l > 0, source, line: Math.abs(l), pattern, key: patternKey(pattern) });
+      // Same match key and same octets: the two rules decide the same URLs the same way.
+      rules.push({ allow: l > 0, source, line: Math.abs(l), pattern, key: patternKey(pattern) + ' ' + pattern.priority });
     }
     checkGroup(rules, (code, severity, rule) => log.add(code, severity, rule.line, 1, rule.source));
   }

@@ -81,15 +81,29 @@ export function matchRest(rest: readonly string[] | null, anchored: boolean, tex
   const last = rest.length - 1;
   for (let i = 0; i < last; i++) {
     const piece = rest[i]!;
-    const at = text.indexOf(piece, pos);
-    if (at < 0 || at + piece.length > end) return false;
+    const at = find(text, piece, pos, end);
+    if (at < 0) return false;
     pos = at + piece.length;
   }
   const tail = rest[last]!;
   if (anchored) {
     const at = end - tail.length;
-    return at >= pos && text.startsWith(tail, at);
+    return at >= pos && startsOctet(text, at) && text.startsWith(tail, at);
   }
-  const at = text.indexOf(tail, pos);
-  return at >= 0 && at + tail.length <= end;
+  return find(text, tail, pos, end) >= 0;
+}
+
+/**
+ * Leftmost occurrence of `piece` in text[pos, end) that starts on an octet boundary, or -1. In normal
+ * form every `%` opens a three-character escape of one octet, so a piece must not start on one of
+ * its hex digits (`*A` must not match the `A` of `%C3%A4`).
+ */
+function find(text: string, piece: string, pos: number, end: number): number {
+  let at = text.indexOf(piece, pos);
+  while (at >= 0 && !startsOctet(text, at)) at = text.indexOf(piece, at + 1);
+  return at >= 0 && at + piece.length <= end ? at : -1;
+}
+
+function startsOctet(text: string, at: number): boolean {
+  return text.charCodeAt(at - 1) !== 37 && text.charCodeAt(at - 2) !== 37;
 }

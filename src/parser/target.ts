@@ -59,7 +59,14 @@ export function locateTarget(url: string | URL): void {
 function setFromUrl(u: URL): void {
   let p = u.pathname;
   if (p === '' || p.charCodeAt(0) !== 47) p = '/' + p;
-  const s = normalizeOctets(p + u.search);
+  let query = u.search;
+  if (query === '') {
+    // `search` is '' for both no query and an empty one; the request line keeps a lone '?'.
+    const href = u.href;
+    const hash = href.indexOf('#');
+    if (href.charCodeAt((hash < 0 ? href.length : hash) - 1) === 63 /* ? */) query = '?';
+  }
+  const s = normalizeOctets(p + query);
   targetText = s;
   targetStart = 0;
   targetEnd = s.length;

@@ -1,0 +1,75 @@
+// Property tests (fast-check): nothing throws on any input, isAllowed agrees with check, and the
+// compiled, indexed matcher agrees with the slow reference matcher on random patterns and paths.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { lintRobotsTxt, parseRobotsTxt } from '../../src/parser/index.js';
+import { referenceCheck, type ReferenceRule } from './reference.js';
+
+const RUNS = { numRuns: 300 };
+
+// Octets chosen to hit the interesting cases: separators, wildcards, anchors, escapes, non-ASCII.
+const pieces = ['/', 'a', 'b', 'A', '*', '$', '%2A', '%24', '%61', '%2F', '%2f', '~', '%7E', 'ä', '%C3%A4', '?', '=', '.', '-', '%'];
+const patternArb = fc.array(fc.constantFrom(...pieces), { minLength: 0, maxLength: 7 }).map((p) => '/' + p.join(''));
+// Paths with `.`/`..` segments are left out: the matcher resolves them as URL does, the reference does not.
+const pathArb = fc
+  .array(fc.constantFrom(...pieces.filter((p) => p !== '$' && p !== '*')), { maxLength: 10 })
+  .map((p) => '/' + p.join(''))
+  .filter((p) => !/\/\.\.?(?:[/?]|$)/.test(p.split('?')[0]! + (p.includes('?') ? '?' : '')));
+const ruleArb = fc.record({ allow: fc.boolean(), pattern: patternArb });
+
+describe('properties', () => {
+  it('any bytes parse without throwing, and every reader works', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.integer({ min: 1, max: 4000 }), (bytes, maxBytes) => {
+        const r = parseRobotsTxt(bytes, { maxBytes });
+        expect(r.isAllowed('/x', 'Bot')).toBeTypeOf('boolean');
+        expect(Array.isArray(r.diagnostics)).toBe(true);
+        expect(Array.isArray(r.groups)).toBe(true);
+        r.crawlDelay('Bot');
+        lintRobotsTxt(bytes, { maxBytes });
+      }),
+      RUNS,
+    );
+  });
+
+  it('any robots.txt-like text parses without throwing', () => {
+    const line = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.tuple(fc.constantFrom('User-agent', 'Disallow', 'Allow', 'Crawl-delay', 'Sitemap', 'useragent', 'disalow', 'x'), fc.constantFrom(':', ' ', ' : ', ''), fc.string({ unit: 'binary', maxLength: 30 })).map((t) => t.join('')),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), fc.constantFrom('\n', '\r\n', '\r'), fc.string({ maxLength: 20 }), (lines, eol, ua) => {
+        const r = parseRobotsTxt(lines.join(eol));
+        r.isAllowed('/a/b?c', ua);
+        r.crawlDelay(ua);
+        expect(r.groups.length).toBeGreaterThanOrEqual(0);
+      }),
+      RUNS,
+    );
+  });
+
+  it('isAllowed equals check().allowed', () => {
+    fc.assert(
+      fc.property(fc.array(ruleArb, { maxLength: 12 }), fc.array(pathArb, { minLength: 1, maxLength: 5 }), fc.constantFrom('Bot', 'Other/1.0', 'Agent4'), (rules, paths, ua) => {
+        const r = parseRobotsTxt('User-agent: bot\n' + rules.map((x) => `${x.allow ? 'Allow' : 'Disallow'}: ${x.pattern}`).join('\n'));
+        for (const p of paths) expect(r.isAllowed(p, ua)).toBe(r.check(p, ua).allowed);
+      }),
+      RUNS,
+    );
+  });
+
+  it('the compiled matcher agrees with the reference matcher', () => {
+    fc.assert(
+      fc.property(fc.array(ruleArb, { minLength: 1, maxLength: 12 }), fc.array(pathArb, { minLength: 1, maxLength: 6 }), (rules: ReferenceRule[], paths) => {
+        const r = parseRobotsTxt('User-agent: *\n' + rules.map((x) => `${x.allow ? 'Allow' : 'Disallow'}: ${x.pattern}`).join('\n'));
+        for (const p of paths) {
+          if (p === '/robots.txt') continue;
+          const expected = referenceCheck(rules, p);
+          const got = r.check(p, 'Bot');
+          expect({ p, allowed: got.allowed, matched: got.rule !== null }).toEqual({ p, allowed: expected.allowed, matched: expected.priority >= 0 });
+        }
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 1000) },
+    );
+  });
+});
