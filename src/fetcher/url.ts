@@ -47,6 +47,12 @@ export function robotsUrlOf(origin: string): string {
  * and any character the parser would percent-encode.
  */
 export function splitCanonicalUrl(s: string): { origin: string; hostname: string; pathQuery: string } | undefined {
+  // Most calls repeat the previous URL's origin (a crawler works through one site at a time): its
+  // scheme, host and port were checked then, so only the path is left to check.
+  const lastLen = lastOrigin.length;
+  if (lastLen !== 0 && s.charCodeAt(lastLen) === 47 /* / */ && s.startsWith(lastOrigin)) {
+    return canonicalPath(s, lastLen) ? { origin: lastOrigin, hostname: lastHostname, pathQuery: s.slice(lastLen) } : undefined;
+  }
   let i: number;
   if (s.startsWith('http://')) i = 7;
   else if (s.startsWith('https://')) i = 8;
@@ -77,29 +83,35 @@ export function splitCanonicalUrl(s: string): { origin: string; hostname: string
     if (digits === 0 || digits > 5 || s.charCodeAt(portStart) === 48 || port > 65535) return undefined;
     if (port === (hostStart === 7 ? 80 : 443)) return undefined;
   }
-  if (s.charCodeAt(i) !== 47 /* / */) return undefined;
-  const originEnd = i;
-  let inQuery = false;
-  for (; i < len; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 128 || SAFE[c] === 0) {
-      if (c === 63 /* ? */) {
-        inQuery = true;
-        continue;
-      }
-      return undefined;
-    }
-    if (c === 47 && !inQuery && s.charCodeAt(i + 1) === 46) return undefined;
-    if (c === 37 && s.charCodeAt(i + 1) === 50 && (s.charCodeAt(i + 2) | 32) === 101) return undefined;
-  }
-  return { origin: s.slice(0, originEnd), hostname: s.slice(hostStart, hostEnd), pathQuery: s.slice(originEnd) };
+  if (s.charCodeAt(i) !== 47 /* / */ || !canonicalPath(s, i)) return undefined;
+  lastOrigin = s.slice(0, i);
+  lastHostname = s.slice(hostStart, hostEnd);
+  return { origin: lastOrigin, hostname: lastHostname, pathQuery: s.slice(i) };
 }
+
+let lastOrigin = '';
+let lastHostname = '';
+
+/** Is `s` from `at` (a `/`) a path and query the URL parser keeps as they are, without dot segments? */
+function canonicalPath(s: string, at: number): boolean {
+  const len = s.length;
+  for (let i = at; i < len; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128 || SAFE[c] === 0) return false;
+    // Dot segments (`/.`, `%2e`) are resolved by the parser; `/.` is rejected in the query too,
+    // which only sends a few canonical URLs down the slow path.
+    if (c === 47 && s.charCodeAt(i + 1) === 46) return false;
+    if (c === 37 && s.charCodeAt(i + 1) === 50 && (s.charCodeAt(i + 2) | 32) === 101) return false;
+  }
+  return true;
+}
+
+// Characters the URL parser keeps as they are in a path or query of an http(s) URL: letters,
+// digits and - . _ ~ ! $ & ( ) * + , ; = : @ / % ?. (`'` is encoded in a special URL's query; a
+// `?` is the query's start or part of it, kept either way.)
+const SAFE = new Uint8Array(128);
+for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/%?') SAFE[ch.charCodeAt(0)] = 1;
 
 function isPunycodeLabel(s: string, at: number): boolean {
   return s.charCodeAt(at) === 120 && s.charCodeAt(at + 1) === 110 && s.charCodeAt(at + 2) === 45 && s.charCodeAt(at + 3) === 45;
 }
-
-// Characters the URL parser keeps as they are in a path or query of an http(s) URL: letters,
-// digits and - . _ ~ ! $ & ( ) * + , ; = : @ / %. (`'` is encoded in a special URL's query.)
-const SAFE = new Uint8Array(128);
-for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/%') SAFE[ch.charCodeAt(0)] = 1;

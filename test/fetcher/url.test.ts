@@ -33,6 +33,14 @@ describe('splitCanonicalUrl (the hot path without new URL)', () => {
     expect(splitCanonicalUrl('http://a.test:8080/')).toEqual({ origin: 'http://a.test:8080', hostname: 'a.test', pathQuery: '/' });
   });
 
+  it('the remembered origin never leaks into a longer host or another port', () => {
+    expect(splitCanonicalUrl('http://a.test/x')?.origin).toBe('http://a.test');
+    expect(splitCanonicalUrl('http://a.test.evil/x')).toEqual({ origin: 'http://a.test.evil', hostname: 'a.test.evil', pathQuery: '/x' });
+    expect(splitCanonicalUrl('http://a.test/y')?.origin).toBe('http://a.test');
+    expect(splitCanonicalUrl('http://a.test:80/x')).toBeUndefined();
+    expect(splitCanonicalUrl('http://a.test/a/../b')).toBeUndefined();
+  });
+
   it('leaves to the full parser whatever the URL parser would rewrite', () => {
     for (const s of [
       'http://A.test/',
@@ -65,6 +73,8 @@ describe('splitCanonicalUrl (the hot path without new URL)', () => {
         expect(split.origin).toBe(u.origin);
         expect(split.hostname).toBe(u.hostname);
         expect(split.pathQuery).toBe(u.href.slice(u.origin.length));
+        // Again, now through the remembered-origin shortcut.
+        expect(splitCanonicalUrl(s)).toEqual(split);
       }),
       { numRuns: 3000 },
     );
