@@ -16,6 +16,7 @@ const MAX_READ_BYTES = 2 * 1024 * 1024;
 
 interface LintOptions {
   json?: boolean;
+  url?: string;
   resolve: string[];
   timeout: string;
 }
@@ -64,7 +65,9 @@ async function readLimited(file: string): Promise<Uint8Array> {
 }
 
 async function load(target: string, opts: LintOptions): Promise<Source> {
-  if (!/^https?:\/\//i.test(target)) return { name: target, bytes: await readLimited(target) };
+  if (!/^https?:\/\//i.test(target)) {
+    return { name: target, bytes: await readLimited(target), ...(opts.url ? { url: opts.url } : {}) };
+  }
   const r = await fetchRobotsForTool(target, { resolve: opts.resolve, timeoutMs: Number(opts.timeout) });
   if (r.kind === 'unavailable') {
     throw new UnreadableError(`${r.robotsUrl}: ${r.status}: no robots.txt to lint (unavailable: RFC 9309 §2.3.1.3 allows every URL)`);
@@ -106,6 +109,7 @@ export function lintCommand(): Command {
     .description('check a robots.txt for mistakes: every diagnostic of the parser, with line and column')
     .argument('<file|url>', 'a robots.txt file, - for standard input, or an http(s) URL (its origin\'s /robots.txt is fetched)')
     .option('--json', 'one JSON object a line: {file, line, column, severity, code, message}')
+    .option('--url <url>', 'for a FILE: the URL it is (or will be) served at, to resolve relative Sitemap lines')
     .addOption(new Option('--resolve <HOST:PORT:ADDR>', 'connect to ADDR for HOST:PORT (curl style); repeatable').argParser((v: string, prev: string[]) => [...prev, v]).default([]))
     .option('--timeout <ms>', 'robots.txt fetch timeout in ms', '10000')
     .addHelpText('after', `

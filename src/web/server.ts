@@ -100,6 +100,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
 
   const allowedHosts = new Set<string>();
+  // Bound to another address on purpose (--host), the page is meant for other machines, which
+  // name this one however they do; the Host check only guards the loopback default.
+  const loopbackOnly = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(bindHost);
   const api = async (url: URL): Promise<unknown> => {
     const q = (name: string) => url.searchParams.get(name) ?? undefined;
     switch (url.pathname) {
@@ -142,9 +145,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // DNS rebinding: a page on another site could resolve its name to 127.0.0.1 and read the audit.
-    // Only answer requests addressed to this server by an address or a loopback name.
+    // On loopback, only answer requests addressed to this server by its address or a loopback name.
     const hostHeader = (req.headers.host ?? '').toLowerCase();
-    if (!allowedHosts.has(hostHeader)) {
+    if (loopbackOnly && !allowedHosts.has(hostHeader)) {
       sendJson(res, 421, { error: `unexpected Host header ${JSON.stringify(hostHeader)}` });
       return;
     }

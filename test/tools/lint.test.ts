@@ -123,6 +123,14 @@ describe('lint: output and exit codes', () => {
     expect(r.stdout).not.toContain('\x1b[');
   });
 
+  it('--url says where a FILE is served: a relative Sitemap is then resolved (info), not dropped (error)', async () => {
+    const f = file('sitemap-url.txt', 'User-agent: *\nDisallow: /x\nSitemap: /sitemap.xml\n');
+    const r = await lintJson(f, ['--url', 'https://example.com/robots.txt']);
+    expect(r.diagnostics).toEqual([expect.objectContaining({ code: 'relative-sitemap', severity: 'info', line: 3 })]);
+    expect(r.diagnostics[0]!.message).toContain('resolved');
+    expect(r.code).toBe(0);
+  });
+
   it('reads standard input with -', async () => {
     const r = await runCli(['lint', '-', '--json'], { input: 'User-agent: *\nDisalow: /x\n' });
     expect(JSON.parse(r.stdout.trim())).toMatchObject({ file: '-', line: 2, code: 'misspelled-directive' });
