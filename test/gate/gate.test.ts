@@ -173,7 +173,7 @@ describe('caching and single flight', () => {
 
 describe('outages and changes', () => {
   it('an expired good copy is used, marked stale, while the refetch fails', async () => {
-    const gate = newGate({ maxAgeMs: 100, minAgeMs: 0, retryMs: 100 });
+    const gate = newGate({ maxAgeMs: 100, minAgeMs: 0, retryMs: 5000 });
     const n = () => vh.requests('flaky.test', '/robots.txt').length;
     const fresh = await gate.check(`${vh.origin('flaky.test')}/private`);
     expect(fresh).toMatchObject({ allowed: false, stale: false });
@@ -190,27 +190,27 @@ describe('outages and changes', () => {
     expect(open).toMatchObject({ allowed: true, stale: true });
     expect(n()).toBe(2);
     flaky.state.status = 200;
-    await sleep(120);
+    await gate.refresh(vh.origin('flaky.test'));
     expect(await gate.check(`${vh.origin('flaky.test')}/private`)).toMatchObject({ allowed: false, stale: false });
     expect(n()).toBe(3);
   });
 
   it('failed fetches are retried with a doubling backoff, not on every check', async () => {
-    const gate = newGate({ retryMs: 100 });
+    const gate = newGate({ retryMs: 200 });
     const n = () => vh.requests('flaky.test', '/robots.txt').length;
     const start = n();
     flaky.state.status = 500;
     try {
-      await gate.check(`${vh.origin('flaky.test')}/a`); // 1st failure: retry after 100 ms
+      await gate.check(`${vh.origin('flaky.test')}/a`); // 1st failure: retry after 200 ms
       await gate.check(`${vh.origin('flaky.test')}/b`);
       expect(n() - start).toBe(1);
-      await sleep(130);
+      await sleep(260);
       expect(await gate.check(`${vh.origin('flaky.test')}/c`)).toMatchObject({ allowed: false, reason: 'unreachable', stale: false });
-      expect(n() - start).toBe(2); // 2nd failure: retry after 200 ms
-      await sleep(130);
+      expect(n() - start).toBe(2); // 2nd failure: retry after 400 ms
+      await sleep(200);
       await gate.check(`${vh.origin('flaky.test')}/d`);
       expect(n() - start).toBe(2);
-      await sleep(100);
+      await sleep(260);
       await gate.check(`${vh.origin('flaky.test')}/e`);
       expect(n() - start).toBe(3);
     } finally {
