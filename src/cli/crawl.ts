@@ -10,6 +10,7 @@ import { SqliteAuditSink } from '../audit/sqlite-sink.js';
 import { TeeAuditSink } from '../audit/tee-sink.js';
 import type { AttemptRow, AuditSink } from '../audit/types.js';
 import { CrawlJob } from '../crawl/crawl-job.js';
+import { createRedisFrontier } from '../crawl/redis-frontier.js';
 import { OutputWriteError } from '../crawl/document-store.js';
 import { HttpTransport } from '../crawl/http-transport.js';
 import type { DocumentTransport } from '../crawl/types.js';
@@ -362,13 +363,9 @@ class StdoutAttemptSink implements AuditSink {
 }
 
 /**
- * The fleet seam: with `--redis`, the policy store (stores/redis) and the shared frontier
- * (crawl/redis-frontier) live in Redis under `robots-gate:<run>:`, so every worker started with
- * the same run name shares one queue, one robots.txt fetch per origin and one interval per host.
- * When Redis stops answering mid-run, the worker says so on stderr and sends nothing until it is
- * back (there is no local fallback: it would multiply every host's rate).
- * @throws RedisUnreachableError (names the URL) when Redis does not answer at start;
- *   RedisUrlError for a URL that is not redis://.
+ * With `--redis`: the policy store from stores/redis and the shared frontier of crawl/redis-frontier,
+ * so this worker shares robots.txt copies, per-host rate and the URL list with the rest of the run.
+ * ioredis is loaded only here. @throws RedisUnreachableError / RedisUrlError (clear messages).
  */
 async function openFleet(
   url: string,
@@ -377,18 +374,8 @@ async function openFleet(
   options: FrontierOptions,
 ): Promise<{ frontier: Frontier; store: PolicyStore; close(): Promise<void> }> {
   const { createRedisStores } = await import('../stores/redis.js');
-  const { createRedisFrontier } = await import('../crawl/redis-frontier.js');
-  const prefix = `robots-gate:${run}:`;
-  const stores = await createRedisStores(url, {
-    prefix,
-    onStatus: (e) =>
-      say(
-        e.state === 'lost'
-          ? `Redis at ${e.url} is not answering (${e.error}): no request is sent until it is back; retrying`
-          : `Redis at ${e.url} is back after ${((e.downMs ?? 0) / 1000).toFixed(1)} s: carrying on`,
-      ),
-  });
-  const frontier = createRedisFrontier(stores.connection, { ...options, prefix, worker });
+  const stores = await createRedisStores(url);
+  const frontier = createRedisFrontier(stores.connection, { ...options, run, worker, prefix: stores.prefix });
   return {
     frontier,
     store: stores.store,
