@@ -154,13 +154,13 @@ describe('caching and single flight', () => {
   });
 
   it('refetches after maxAgeMs, and keeps at most maxOrigins origins', async () => {
-    const gate = newGate({ maxAgeMs: 100, maxOrigins: 2 });
+    const gate = newGate({ maxAgeMs: 400, maxOrigins: 2 });
     const n = () => vh.requests('c.test', '/robots.txt').length;
     const start = n();
     await gate.check(`${vh.origin('c.test')}/1`);
     await gate.check(`${vh.origin('c.test')}/2`);
     expect(n() - start).toBe(1);
-    await sleep(150);
+    await sleep(450);
     await gate.check(`${vh.origin('c.test')}/3`);
     expect(n() - start).toBe(2);
     // Two other origins push c.test out of the cache: the next check fetches again.
