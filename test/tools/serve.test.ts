@@ -139,6 +139,10 @@ describe('serve: the tester', () => {
 
   it('fetches a robots.txt from a URL, and says what happened when that fails', async () => {
     const page = await openTester();
+    // No scheme: https is assumed, and the server says what went wrong (site.test has no TLS here).
+    await page.fill('#fetch-url', `site.test:${hosts.port}`);
+    await page.click('#fetch-btn');
+    await expect.poll(() => page.textContent('#fetch-status')).toContain(`Could not fetch: https://site.test:${hosts.port}/robots.txt`);
     await page.fill('#fetch-url', `${hosts.origin('site.test')}/some/page`);
     await page.click('#fetch-btn');
     await expect.poll(() => page.inputValue('#robots')).toBe(SITE_ROBOTS);
