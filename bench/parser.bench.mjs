@@ -74,31 +74,43 @@ function parseThroughput(corpus) {
   return { totalBytes, result };
 }
 
-function checkThroughput(files, minMsPerFile) {
-  let gateChecks = 0, gateMs = 0, peerChecks = 0, peerMs = 0;
+// Every file's URLs are checked equally often (a crawler's mix of sites), interleaving the two
+// libraries file by file so load on the machine hits both alike. Reported: total checks / total time,
+// and the median of the per-file ratios.
+function checkThroughput(files, gateRounds, peerRounds) {
+  const parsed = files.map((f) => ({ urls: f.urls, gate: parseRobotsTxt(f.text, { maxBytes: Infinity }), peer: robotsParser(ROBOTS_URL, f.text) }));
   let disagreements = 0;
-  for (const f of files) {
-    const gate = parseRobotsTxt(f.text, { maxBytes: Infinity });
-    const peer = robotsParser(ROBOTS_URL, f.text);
-    for (const u of f.urls) if (gate.isAllowed(u, UA) !== peer.isAllowed(u, UA)) disagreements++;
-    const urls = f.urls;
-    let sink = 0;
-    const g = timeLoop(() => { for (let i = 0; i < urls.length; i++) if (gate.isAllowed(urls[i], UA)) sink++; }, minMsPerFile);
-    const p = timeLoop(() => { for (let i = 0; i < urls.length; i++) if (peer.isAllowed(urls[i], UA)) sink++; }, minMsPerFile);
-    gateChecks += g.iterations * urls.length; gateMs += g.ms;
-    peerChecks += p.iterations * urls.length; peerMs += p.ms;
-    if (sink < 0) console.log(sink);
+  let sink = 0;
+  for (const { urls, gate, peer } of parsed) {
+    for (let k = 0; k < 3; k++) for (const u of urls) { if (gate.isAllowed(u, UA)) sink++; if (peer.isAllowed(u, UA)) sink++; }
+    for (const u of urls) if (gate.isAllowed(u, UA) !== peer.isAllowed(u, UA)) disagreements++;
   }
-  return { gate: gateChecks / (gateMs / 1000), peer: peerChecks / (peerMs / 1000), disagreements, checked: files.reduce((s, f) => s + f.urls.length, 0) };
+  let gateMs = 0, peerMs = 0, checks = 0;
+  const ratios = [];
+  for (const { urls, gate, peer } of parsed) {
+    let t = performance.now();
+    for (let k = 0; k < gateRounds; k++) for (let i = 0; i < urls.length; i++) if (gate.isAllowed(urls[i], UA)) sink++;
+    const g = (performance.now() - t) / gateRounds;
+    t = performance.now();
+    for (let k = 0; k < peerRounds; k++) for (let i = 0; i < urls.length; i++) if (peer.isAllowed(urls[i], UA)) sink++;
+    const p = (performance.now() - t) / peerRounds;
+    gateMs += g; peerMs += p; checks += urls.length;
+    ratios.push(p / g);
+  }
+  if (sink < 0) console.log(sink);
+  ratios.sort((a, b) => a - b);
+  return { gate: checks / (gateMs / 1000), peer: checks / (peerMs / 1000), median: ratios[ratios.length >> 1], disagreements, checked: checks };
 }
 
 function heapPerFile(corpus, make) {
   const totalBytes = corpus.reduce((s, f) => s + f.bytes.length, 0);
+  // heapUsed + external: robots-gate keeps rules in typed arrays, whose memory is outside the JS heap.
+  const used = () => { const m = process.memoryUsage(); return m.heapUsed + m.external; };
   gc(); gc();
-  const before = process.memoryUsage().heapUsed;
+  const before = used();
   const kept = corpus.map((f) => make(f));
   gc(); gc();
-  const after = process.memoryUsage().heapUsed;
+  const after = used();
   if (kept.length !== corpus.length) throw new Error('unreachable');
   return (after - before) / totalBytes;
 }
@@ -127,8 +139,8 @@ export async function run() {
 
   const parse = parseThroughput(corpus);
   const rp = parse.result['robots-parser (string)'];
-  const all = checkThroughput(corpus, 20);
-  const bigChecks = checkThroughput(big, 1000);
+  const all = checkThroughput(corpus, 200, 10);
+  const bigChecks = checkThroughput(big, 2000, 10);
   const heapGate = heapPerFile(corpus, (f) => parseRobotsTxt(f.bytes, { maxBytes: Infinity }));
   const heapGateUsed = heapPerFile(corpus, (f) => { const r = parseRobotsTxt(f.bytes, { maxBytes: Infinity }); r.isAllowed(f.urls[0], UA); return r; });
   const heapPeer = heapPerFile(corpus, (f) => robotsParser(ROBOTS_URL, f.text));
@@ -138,7 +150,8 @@ export async function run() {
   const rows = [
     ['parse throughput, MB/s (bytes in)', fmt(parse.result['robots-gate (bytes)']), fmt(rp), `${(parse.result['robots-gate (bytes)'] / rp).toFixed(1)}×`, '≥ 3×'],
     ['parse throughput, MB/s (string in)', fmt(parse.result['robots-gate (string)']), fmt(rp), `${(parse.result['robots-gate (string)'] / rp).toFixed(1)}×`, '≥ 3×'],
-    ['checks/s, parsed file, whole corpus', fmt(all.gate), fmt(all.peer), `${(all.gate / all.peer).toFixed(1)}×`, '≥ 5×'],
+    ['checks/s, parsed file, whole corpus (each file equally often)', fmt(all.gate), fmt(all.peer), `${(all.gate / all.peer).toFixed(1)}×`, '≥ 5×'],
+    ['checks/s, median of the per-file ratios', '', '', `${all.median.toFixed(1)}×`, '≥ 5×'],
     [`checks/s, files with > ${BIG_RULES.toLocaleString('en-US')} rules`, fmt(bigChecks.gate), fmt(bigChecks.peer), `${(bigChecks.gate / bigChecks.peer).toFixed(0)}×`, '≥ 20×'],
     ['heap per parsed file / file size', `${heapGate.toFixed(2)}× (${heapGateUsed.toFixed(2)}× after a check)`, `${heapPeer.toFixed(2)}×`, `${(heapPeer / heapGate).toFixed(1)}× less`, '≤ 3× size'],
     ...heapBig.map((h) => [`heap / size after a check: ${h.name}`, `${h.ratio.toFixed(2)}×`, '', '', '≤ 3× size']),
