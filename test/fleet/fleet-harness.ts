@@ -3,10 +3,10 @@
 // servers' own request log.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+export { startOwnRedis } from '../stores/own-redis.js';
 import { site, startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
 
 export const CLI = new URL('../../dist/cli/main.js', import.meta.url).pathname;
@@ -165,45 +165,6 @@ export function auditRows(fleet: Fleet): { file: string; url: string; outcome: s
     }
   }
   return rows;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** A private redis-server for a test that must stop it (never the shared one). */
-export async function startOwnRedis(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const ping = () =>
-    new Promise<boolean>((resolve) => {
-      const s = net.connect({ host: '127.0.0.1', port });
-      const done = (ok: boolean) => {
-        s.destroy();
-        resolve(ok);
-      };
-      s.once('error', () => done(false));
-      s.once('connect', () => s.write('PING\r\n'));
-      s.once('data', (d) => done(d.toString().startsWith('+PONG')));
-    });
-  for (let i = 0; i < 50 && !(await ping()); i++) await new Promise((r) => setTimeout(r, 100));
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    child,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGCONT');
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
 }
 
 /** The servers' clock (performance.timeOrigin based, like LoggedRequest.startedAt). */
