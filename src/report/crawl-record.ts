@@ -6,6 +6,8 @@ import type { AttemptOutcome, AttemptRow, PolicyChangeRow, PolicyRow } from '../
 /** Every row of one crawl's audit (one DIR, possibly several runs and several audit files). */
 export interface CrawlRecord {
   readonly attempts: readonly AttemptRow[];
+  /** Every distinct robots.txt body, by sha256 (two origins serving the same bytes share a row;
+   *  which hosts a body governed comes from the attempts' stamps and the policy changes). */
   readonly policies: readonly PolicyRow[];
   readonly changes: readonly PolicyChangeRow[];
 }
@@ -99,16 +101,6 @@ export function originHost(origin: string): string {
   }
 }
 
-/** Does a policy row belong to `host` (given as the audit writes it, with or without the port)? */
-function policyIsForHost(policy: { origin: string }, host: string): boolean {
-  try {
-    const u = new URL(policy.origin);
-    return u.host === host || u.hostname === host;
-  } catch {
-    return policy.origin === host;
-  }
-}
-
 export function runs(record: CrawlRecord): RunSummary[] {
   const byRun = new Map<string, { startMs: number; endMs: number; attempts: number; hosts: Set<string> }>();
   for (const a of record.attempts) {
@@ -162,23 +154,43 @@ export function totals(record: CrawlRecord): Totals {
   };
 }
 
-/** Attempts grouped by host, each list in start order. */
-function attemptsByHost(record: CrawlRecord): Map<string, AttemptRow[]> {
-  const byHost = new Map<string, AttemptRow[]>();
-  for (const a of record.attempts) {
-    let list = byHost.get(a.host);
-    if (!list) byHost.set(a.host, (list = []));
-    list.push(a);
-  }
-  for (const list of byHost.values()) list.sort((a, b) => ms(a.startedAt) - ms(b.startedAt));
-  return byHost;
+/** The record grouped by host, built once per record: reports cover crawls of 100k hosts. */
+interface HostIndex {
+  /** Attempts per host, in start order. */
+  readonly attempts: Map<string, AttemptRow[]>;
+  /** Policy changes per host (`URL.host` of the origin), oldest first. */
+  readonly changes: Map<string, PolicyChangeRow[]>;
+  readonly bodies: Map<string, PolicyRow>;
+}
+
+const indexes = new WeakMap<CrawlRecord, HostIndex>();
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function index(record: CrawlRecord): HostIndex {
+  let idx = indexes.get(record);
+  if (idx) return idx;
+  const attempts = new Map<string, AttemptRow[]>();
+  for (const a of record.attempts) push(attempts, a.host, a);
+  for (const list of attempts.values()) list.sort((a, b) => ms(a.startedAt) - ms(b.startedAt));
+  const changes = new Map<string, PolicyChangeRow[]>();
+  for (const c of record.changes) push(changes, originHost(c.origin), c);
+  for (const list of changes.values()) list.sort((a, b) => ms(a.at) - ms(b.at));
+  const bodies = new Map(record.policies.map((p) => [p.sha256, p]));
+  idx = { attempts, changes, bodies };
+  indexes.set(record, idx);
+  return idx;
 }
 
 /** Requests that reached the host (blocked and skipped ones never left the process). */
 const SENT: ReadonlySet<AttemptOutcome> = new Set(['fetched', 'error', 'overridden']);
 
 export function timeline(record: CrawlRecord, host: string): TimelineEntry[] {
-  const list = attemptsByHost(record).get(host) ?? [];
+  const list = index(record).attempts.get(host) ?? [];
   let prevEndMs: number | null = null;
   return list.map((a) => {
     const startMs = ms(a.startedAt);
@@ -197,7 +209,7 @@ export function timeline(record: CrawlRecord, host: string): TimelineEntry[] {
 
 export function hostStats(record: CrawlRecord): HostStats[] {
   const out: HostStats[] = [];
-  for (const [host, list] of attemptsByHost(record)) {
+  for (const [host, list] of index(record).attempts) {
     const counts = zeroCounts();
     let bytes = 0;
     let minIntervalMs: number | null = null;
@@ -213,7 +225,7 @@ export function hostStats(record: CrawlRecord): HostStats[] {
       if (a.waitReason) waitReasons[a.waitReason] = (waitReasons[a.waitReason] ?? 0) + 1;
     }
     const intervalBreaches = timeline(record, host).filter((e) => e.breach).length;
-    const policyVersions = record.policies.filter((p) => policyIsForHost(p, host)).length;
+    const policyVersions = versionShas(record, host).size;
     out.push({ host, ...counts, attempts: list.length, bytes, minIntervalMs, maxIntervalMs, waitReasons, intervalBreaches, policyVersions });
   }
   return out.sort((a, b) => a.host.localeCompare(b.host));
@@ -225,24 +237,55 @@ export interface PolicyVersion extends PolicyRow {
   readonly governed: number;
 }
 
-/** The distinct robots.txt bodies seen for a host, oldest first. */
-export function policyVersions(record: CrawlRecord, host: string): PolicyVersion[] {
-  const governed = new Map<string, number>();
-  for (const a of record.attempts) {
-    if (a.host === host && a.policySha256) governed.set(a.policySha256, (governed.get(a.policySha256) ?? 0) + 1);
+/** sha256 of every body that governed a request to `host` or that a policy change of it names. */
+function versionShas(record: CrawlRecord, host: string): Set<string> {
+  const { attempts, changes, bodies } = index(record);
+  const shas = new Set<string>();
+  for (const a of attempts.get(host) ?? []) if (a.policySha256 && bodies.has(a.policySha256)) shas.add(a.policySha256);
+  for (const c of changes.get(host) ?? []) {
+    if (c.oldSha256 && bodies.has(c.oldSha256)) shas.add(c.oldSha256);
+    if (c.newSha256 && bodies.has(c.newSha256)) shas.add(c.newSha256);
   }
-  return record.policies
-    .filter((p) => policyIsForHost(p, host))
-    .sort((a, b) => ms(a.fetchedAt) - ms(b.fetchedAt))
-    .map((p) => ({ ...p, governed: governed.get(p.sha256) ?? 0 }));
+  return shas;
 }
 
-/** The policy changes of a host, oldest first. */
+/** The distinct robots.txt bodies seen for a host, oldest first, each as this host received it. */
+export function policyVersions(record: CrawlRecord, host: string): PolicyVersion[] {
+  const { attempts, changes, bodies } = index(record);
+  const seen = new Map<string, { governed: number; fetchedAt: string | null; robotsUrl: string | null }>();
+  for (const sha of versionShas(record, host)) seen.set(sha, { governed: 0, fetchedAt: null, robotsUrl: null });
+  const earlier = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : ms(b) < ms(a) ? b : a);
+  for (const a of attempts.get(host) ?? []) {
+    const v = a.policySha256 ? seen.get(a.policySha256) : undefined;
+    if (!v) continue;
+    v.governed++;
+    v.fetchedAt = earlier(v.fetchedAt, a.policyFetchedAt);
+    v.robotsUrl ??= a.robotsUrl;
+  }
+  for (const c of changes.get(host) ?? []) {
+    const v = c.newSha256 ? seen.get(c.newSha256) : undefined;
+    if (v) v.fetchedAt = earlier(v.fetchedAt, c.at);
+  }
+  return [...seen]
+    .map(([sha, v]) => {
+      const row = bodies.get(sha)!;
+      // The stored row may name another origin that served the same bytes: show this host's.
+      const own = originHost(row.origin) === host;
+      return {
+        ...row,
+        fetchedAt: own ? earlier(v.fetchedAt, row.fetchedAt)! : v.fetchedAt ?? row.fetchedAt,
+        robotsUrl: own ? row.robotsUrl : v.robotsUrl ?? row.robotsUrl,
+        finalUrl: own ? row.finalUrl : v.robotsUrl ?? row.finalUrl,
+        governed: v.governed,
+      };
+    })
+    .sort((a, b) => ms(a.fetchedAt) - ms(b.fetchedAt));
+}
+
+/** The policy changes of a host (or of every host), oldest first. */
 export function policyChanges(record: CrawlRecord, host?: string): PolicyChangeRow[] {
-  return record.changes
-    .filter((c) => host === undefined || policyIsForHost(c, host))
-    .slice()
-    .sort((a, b) => ms(a.at) - ms(b.at));
+  if (host !== undefined) return (index(record).changes.get(host) ?? []).slice();
+  return record.changes.slice().sort((a, b) => ms(a.at) - ms(b.at));
 }
 
 export function blocked(record: CrawlRecord, host?: string): BlockedEntry[] {

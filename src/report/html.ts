@@ -22,6 +22,10 @@ export interface ReportOptions {
   title?: string;
   /** Requests drawn per host timeline; the rest are counted, not drawn. Default 400. */
   maxTimelineRows?: number;
+  /** Hosts given a timeline (those with the most requests); the rest are counted. Default 100. */
+  maxTimelineHosts?: number;
+  /** Rows of the per-host table (most requests first); the rest are counted. Default 2000. */
+  maxHostRows?: number;
   /** Blocked URLs listed; the rest are counted. Default 1000. */
   maxBlockedRows?: number;
   /** When the report was made (epoch ms); default now. Fixed in tests. */
@@ -192,12 +196,18 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
   const maxRows = options.maxTimelineRows ?? 400;
   const maxBlocked = options.maxBlockedRows ?? 1000;
   const t = totals(record);
+  const maxTimelineHosts = options.maxTimelineHosts ?? 100;
+  const maxHostRows = options.maxHostRows ?? 2000;
   const hosts = hostStats(record);
+  // A crawl of 100k hosts must still give a file a browser opens: the busiest hosts first, the rest counted.
+  const busiest = hosts.slice().sort((a, b) => b.attempts - a.attempts || a.host.localeCompare(b.host));
+  const tableHosts = hosts.length > maxHostRows ? busiest.slice(0, maxHostRows) : hosts;
+  const timelineHosts = hosts.length > maxTimelineHosts ? busiest.slice(0, maxTimelineHosts) : hosts;
   const changes = policyChanges(record);
   const bodies = new Map(record.policies.map((p) => [p.sha256, p.body]));
   const title = options.title ?? 'crawl';
 
-  const hostRows = hosts
+  const hostRows = tableHosts
     .map((h) => {
       const waits = Object.entries(h.waitReasons).map(([k, v]) => `${esc(k)} ×${v}`).join(', ') || '–';
       const interval = h.minIntervalMs === h.maxIntervalMs ? formatMs(h.minIntervalMs) : `${formatMs(h.minIntervalMs)} – ${formatMs(h.maxIntervalMs)}`;
@@ -208,7 +218,7 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
     })
     .join('');
 
-  const timelines = hosts
+  const timelines = timelineHosts
     .map((h) => {
       const entries = timeline(record, h.host);
       const at = policyChanges(record, h.host).map((c) => Date.parse(c.at));
@@ -246,10 +256,12 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
 <div class="cards" id="totals">${card('requests', t.attempts)}${card('fetched', t.fetched)}${card('blocked by robots.txt', t.blocked)}${card('skipped', t.skipped)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}</div>
 <h2>Hosts</h2>
 <table id="hosts"><thead><tr><th>host</th><th class="num">requests</th>${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}<th class="num">saved</th><th class="num">interval</th><th>waits from</th><th class="num">sent before interval</th><th class="num">robots.txt versions</th></tr></thead><tbody>${hostRows || '<tr><td colspan="13" class="empty">No requests.</td></tr>'}</tbody></table>
+${hosts.length > tableHosts.length ? `<p class="empty">The ${tableHosts.length} hosts with the most requests are listed; ${hosts.length - tableHosts.length} more are not.</p>` : ''}
 <h2>Timelines</h2>
 <p class="sub">One row per request, in start order. The bar is the request (outlined in red if it came too soon). The shaded band before it is the interval the host was given, counted from the end of the previous response and coloured by where it came from; a polite request starts at or after the band's end. A dashed line marks a robots.txt change.</p>
 ${legend()}
 ${timelines}
+${hosts.length > timelineHosts.length ? `<p class="empty">Timelines are drawn for the ${timelineHosts.length} hosts with the most requests; ${hosts.length - timelineHosts.length} more are not drawn.</p>` : ''}
 <h2>Policy changes</h2>
 <div id="changes">${changeBlocks}</div>
 <h2>Blocked URLs</h2>

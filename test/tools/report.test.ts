@@ -4,6 +4,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { policyVersions } from '../../src/report/crawl-record.js';
 import { buildReportHtml } from '../../src/report/html.js';
 import { loadCrawlRecord } from '../../src/report/load.js';
 import { SHA, T0, writeAuditFixture } from './audit-fixture.js';
@@ -65,6 +66,35 @@ describe('report', () => {
     expect(shopRow).toContain('<td class="num warn">1</td>');
     expect(html).toContain('started 60 ms after the previous response: TOO SOON');
     expect(buildReportHtml(record)).not.toContain('TOO SOON');
+  });
+
+  it('stays a file a browser can open for a crawl of 20,000 hosts', () => {
+    const record = loadCrawlRecord(dir);
+    const template = record.attempts[0]!;
+    const attempts = [];
+    for (let h = 0; h < 20_000; h++) {
+      for (let i = 0; i < 5; i++) {
+        const at = new Date(T0 + h + i * 1000).toISOString();
+        attempts.push({ ...template, host: `h${h}.example`, url: `https://h${h}.example/${i}`, startedAt: at, endedAt: at, policySha256: null });
+      }
+    }
+    const html = buildReportHtml({ attempts, policies: [], changes: [] });
+    expect(html).toContain('<b>100000</b><span>requests</span>');
+    expect(html).toContain('The 2000 hosts with the most requests are listed; 18000 more are not.');
+    expect(html).toContain('Timelines are drawn for the 100 hosts with the most requests; 19900 more are not drawn.');
+    expect(html.match(/<svg /g)).toHaveLength(100);
+    expect(html.length).toBeLessThan(10_000_000);
+  });
+
+  it('a body served by two origins counts as a version of each, with each one\'s own robots.txt URL', () => {
+    const record = loadCrawlRecord(dir);
+    const news = record.attempts.filter((a) => a.host === 'news.example');
+    const mirror = news.map((a) => ({ ...a, host: 'mirror.example', url: a.url.replace('news.example', 'mirror.example'), robotsUrl: 'https://mirror.example/robots.txt' }));
+    const both = { ...record, attempts: [...record.attempts, ...mirror] };
+    const versions = policyVersions(both, 'mirror.example');
+    expect(versions).toHaveLength(1);
+    expect(versions[0]).toMatchObject({ sha256: SHA.news, robotsUrl: 'https://mirror.example/robots.txt', governed: 4 });
+    expect(policyVersions(both, 'news.example')).toEqual([expect.objectContaining({ sha256: SHA.news, robotsUrl: 'https://news.example/robots.txt', governed: 4 })]);
   });
 
   it('escapes what the crawl recorded', () => {
