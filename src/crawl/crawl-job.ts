@@ -103,6 +103,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export class CrawlJob {
   private readonly o: Required<Omit<CrawlJobOptions, 'signal'>> & { signal: AbortSignal | undefined };
   private readonly changedHosts = new Set<string>();
+  private readonly visited = new Set<string>();
   private readonly hostStats = new Map<string, HostStats>();
   private readonly outcomes: Record<AttemptOutcome, number> = { fetched: 0, blocked: 0, skipped: 0, error: 0, overridden: 0 };
   private attempts = 0;
@@ -231,7 +232,13 @@ export class CrawlJob {
     }
     // A policy change seen by that check (or an earlier one) re-evaluates the host's queue
     // before anything more is sent to it.
-    if (this.changedHosts.delete(host)) await this.reEvaluate(host);
+    // On a host's first visit, and after a policy change, its queue is put to the policy now:
+    // the URLs it disallows are recorded and leave the queue at once instead of waiting their
+    // turn behind the host's interval (and the ETA counts only what will be sent).
+    if (this.changedHosts.delete(host) || !this.visited.has(host)) {
+      this.visited.add(host);
+      await this.reEvaluate(host);
+    }
     // The attempt starts once decided: a robots.txt fetch made by the check is not part of it,
     // so a policy-change boundary always falls before the attempts it governs.
     const decidedAt = Date.now();
