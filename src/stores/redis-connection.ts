@@ -121,6 +121,9 @@ export class RedisConnection {
     const max = this.options.retryMaxMs ?? 1000;
     for (;;) {
       if (this.closed) throw new Error(`Redis connection to ${this.url} is closed`);
+      // While disconnected, wait for the reconnect rather than pile retries into the offline
+      // queue (each would be sent when Redis is back).
+      if (this.client.status !== 'ready' && this.downSince !== undefined) await this.whenReady(max);
       const sentAt = Date.now();
       try {
         const result = await op(this.client);
@@ -134,6 +137,18 @@ export class RedisConnection {
         delay = Math.min(delay * 2, max);
       }
     }
+  }
+
+  private whenReady(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.client.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.client.once('ready', done);
+    });
   }
 
   /** A second connection to the same server (pub/sub needs its own), closed with this one. */

@@ -46,7 +46,7 @@ return {1, now}
 `;
 
 // KEYS[1] host hash. ARGV: token, ageMs (how long ago the response ended, by the worker's
-// clock), backoffMs (-1: none). Returns 1 if released, 0 if the lease was no longer ours.
+// clock), backoffMs (-1: none), keepMs. Returns 1 if released, 0 if the lease was no longer ours.
 const RELEASE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

@@ -1,4 +1,4 @@
-// A private redis-server for a test that must stop or pause it (never the shared one).
+// A private redis-server for a test that must stop, pause or restart it (never the shared one).
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
@@ -13,30 +13,50 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startOwnRedis(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+function ping(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.once('error', () => done(false));
+    s.once('connect', () => s.write('PING\r\n'));
+    s.once('data', (d) => done(d.toString().startsWith('+PONG')));
+  });
+}
+
+export interface OwnRedis {
+  readonly url: string;
+  /** The running server process (replaced by `restart`). */
+  readonly child: ChildProcess;
+  /** Kill the server (a crash: no persistence, its data is gone). */
+  stop(): Promise<void>;
+  /** Start a fresh server on the same port. */
+  restart(): Promise<void>;
+}
+
+export async function startOwnRedis(): Promise<OwnRedis> {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const ping = () =>
-    new Promise<boolean>((resolve) => {
-      const s = net.connect({ host: '127.0.0.1', port });
-      const done = (ok: boolean) => {
-        s.destroy();
-        resolve(ok);
-      };
-      s.once('error', () => done(false));
-      s.once('connect', () => s.write('PING\r\n'));
-      s.once('data', (d) => done(d.toString().startsWith('+PONG')));
-    });
-  for (let i = 0; i < 50 && !(await ping()); i++) await new Promise((r) => setTimeout(r, 100));
+  const launch = async () => {
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    for (let i = 0; i < 50 && !(await ping(port)); i++) await new Promise((r) => setTimeout(r, 100));
+    return child;
+  };
+  let child = await launch();
   return {
     url: `redis://127.0.0.1:${port}`,
-    child,
+    get child() {
+      return child;
+    },
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGCONT');
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
     },
+    restart: async () => {
+      child = await launch();
+    },
   };
 }
-

@@ -1,10 +1,11 @@
 // Redis away mid-run, at the library level: calls wait (no lease is granted locally), the
 // status callback says lost then restored, and the call completes once Redis answers. A
-// private redis-server, paused with SIGSTOP (a hung server) or its connections cut.
+// private redis-server, paused with SIGSTOP (a hung server), its connections cut, or killed
+// and started again (refused connections meanwhile).
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRedisStores, type RedisStatusEvent, type RedisStores } from '../../src/stores/redis.js';
-import { startOwnRedis } from './own-redis.js';
+import { startOwnRedis, type OwnRedis } from './own-redis.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let cleanup: (() => Promise<void>)[] = [];
@@ -13,7 +14,7 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function setup(): Promise<{ redis: Awaited<ReturnType<typeof startOwnRedis>>; stores: RedisStores; events: RedisStatusEvent[] }> {
+async function setup(): Promise<{ redis: OwnRedis; stores: RedisStores; events: RedisStatusEvent[] }> {
   const redis = await startOwnRedis();
   cleanup.push(() => redis.stop());
   const events: RedisStatusEvent[] = [];
@@ -58,5 +59,20 @@ describe('Redis away mid-run', () => {
     expect((await acquire).ok).toBe(true);
     // and that lease is the only one
     expect((await stores.limiter.tryAcquire('a.test', 0, 5_000)).ok).toBe(false);
+  });
+
+  it('waits through refused connections until a server answers on the URL again', async () => {
+    const { redis, stores, events } = await setup();
+    await redis.stop();
+    let settled = false;
+    const pending = stores.limiter.tryAcquire('a.test', 0, 5_000).then((r) => {
+      settled = true;
+      return r;
+    });
+    await sleep(800);
+    expect(settled).toBe(false);
+    await redis.restart();
+    expect((await pending).ok).toBe(true);
+    expect(events.map((e) => e.state)).toEqual(['lost', 'restored']);
   });
 });
