@@ -2,11 +2,13 @@
 // It serves a fixed list of files built into dist/web/ (never a path taken from a request), the
 // audit of the one DIR it was given (or none), and robots.txt fetches for the tester. Every handler
 // answers errors as JSON; nothing a request carries can crash the process.
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { auditFiles } from '../audit/reader.js';
 import {
   blocked,
   forRun,
@@ -57,8 +59,8 @@ const FILES: Record<string, { file: string; type: string }> = {
 
 /** Blocked URLs sent per host at most; the page says how many more there are. */
 const MAX_BLOCKED = 2000;
-/** A crawl still being written is re-read at most this often (ms). */
-const AUDIT_TTL_MS = 1000;
+/** Hosts listed per answer at most (busiest first); `?q=` narrows the list. */
+const MAX_HOSTS = 1000;
 
 class HttpError extends Error {
   constructor(readonly status: number, message: string) {
@@ -92,10 +94,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
   }
   const bindHost = options.host ?? '127.0.0.1';
-  let cached: { at: number; record: CrawlRecord } | undefined;
+  let cached: { signature: string; record: CrawlRecord } | undefined;
   const record = (): CrawlRecord => {
-    if (!options.auditDir) throw new HttpError(404, 'serve was started without an audit DIR: run `robots-gate serve DIR`');
-    if (!cached || Date.now() - cached.at > AUDIT_TTL_MS) cached = { at: Date.now(), record: loadCrawlRecord(options.auditDir) };
+    const dir = options.auditDir;
+    if (!dir) throw new HttpError(404, 'serve was started without an audit DIR: run `robots-gate serve DIR`');
+    // A crawl may still be writing: re-read when an audit file (or its WAL) changed, not per request.
+    const signature = auditSignature(dir);
+    if (!cached || cached.signature !== signature) cached = { signature, record: loadCrawlRecord(dir) };
     return cached.record;
   };
 
@@ -114,7 +119,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       }
       case '/api/audit/hosts': {
         const r = forRun(record(), q('run'));
-        const body: AuditHosts = { totals: totals(r), hosts: hostStats(r) };
+        const filter = q('q')?.toLowerCase();
+        const all = hostStats(r).filter((h) => !filter || h.host.includes(filter));
+        const shown = all.length > MAX_HOSTS ? all.slice().sort((a, b) => b.attempts - a.attempts).slice(0, MAX_HOSTS) : all;
+        const body: AuditHosts = { totals: totals(r), hosts: shown, hostsOmitted: all.length - shown.length };
         return body;
       }
       case '/api/audit/host': {
@@ -209,6 +217,22 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         server.close(() => resolve());
       }),
   };
+}
+
+/** Names, sizes and modification times of DIR's audit files and their WALs. */
+function auditSignature(dir: string): string {
+  const parts: string[] = [];
+  for (const f of auditFiles(dir)) {
+    for (const name of [f, `${f}-wal`]) {
+      try {
+        const st = statSync(path.join(dir, name));
+        parts.push(`${name}:${st.size}:${st.mtimeMs}`);
+      } catch {
+        // no WAL: nothing was written since the last checkpoint
+      }
+    }
+  }
+  return parts.join('|');
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {

@@ -297,6 +297,8 @@ describe('serve: the audit browser', () => {
       ['news.example', '4', '2', '1', '1', '1'],
       ['shop.example', '6', '4', '2', '0', '2'],
     ]);
+    await page.fill('#host-filter', 'shop');
+    await expect.poll(() => page.locator('#hosts tbody tr').count()).toBe(1);
     await page.click('#hosts button[data-host="shop.example"]');
     await expect.poll(() => page.locator('#versions tbody tr').count()).toBe(2);
     await expect.poll(() => page.textContent('#boundary')).toContain('Changed at 2026-11-30T08:00:00.600Z (run run-fixture-1)');
@@ -314,6 +316,7 @@ describe('serve: the audit browser', () => {
     await page.selectOption('#diff-from', '1');
     expect(await page.locator('#diff > div[data-kind="added"], #diff > div[data-kind="removed"]').count()).toBe(0);
     // A host with one version.
+    await page.fill('#host-filter', '');
     await page.click('#hosts button[data-host="news.example"]');
     await expect.poll(() => page.textContent('#boundary')).toContain('One version of robots.txt governed every request');
     expect(errors).toEqual([]);

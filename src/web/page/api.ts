@@ -9,10 +9,13 @@ export interface AuditIndex {
   readonly runs: readonly RunSummary[];
 }
 
-/** GET /api/audit/hosts?run=ID */
+/** GET /api/audit/hosts?run=ID&q=TEXT */
 export interface AuditHosts {
   readonly totals: Totals;
+  /** Hosts whose name contains `q`, at most 1000 (the busiest when there are more). */
   readonly hosts: readonly HostStats[];
+  /** Matching hosts left out of `hosts`. */
+  readonly hostsOmitted: number;
 }
 
 /** GET /api/audit/host?host=H&run=ID */

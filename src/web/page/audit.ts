@@ -8,6 +8,7 @@ import { byId, el } from './dom.js';
 
 const statusEl = byId('audit-status');
 const runSelect = byId<HTMLSelectElement>('run');
+const hostFilter = byId<HTMLInputElement>('host-filter');
 const hostsBody = byId('hosts').querySelector('tbody')!;
 const detail = byId('host-detail');
 const fromSelect = byId<HTMLSelectElement>('diff-from');
@@ -42,18 +43,23 @@ async function loadIndex(): Promise<void> {
 }
 
 async function loadHosts(): Promise<void> {
-  const run = runSelect.value;
-  const data = await getJson<AuditHosts>(`/api/audit/hosts${run ? `?run=${encodeURIComponent(run)}` : ''}`);
+  const params = new URLSearchParams();
+  if (runSelect.value) params.set('run', runSelect.value);
+  if (hostFilter.value.trim()) params.set('q', hostFilter.value.trim());
+  const data = await getJson<AuditHosts>(`/api/audit/hosts?${params}`);
   const t = data.totals;
   setStatus(`${plural(t.attempts, 'request')} to ${plural(t.hosts, 'host')}: ${t.fetched} fetched, ${t.blocked} blocked, ${plural(t.error, 'error')}; ${plural(t.policies, 'robots.txt version')}, ${plural(t.policyChanges, 'change')}.`);
   hostsBody.replaceChildren();
-  if (data.hosts.length === 0) hostsBody.append(el('tr', {}, el('td', { colspan: '6', class: 'empty-note' }, 'No requests in this run.')));
+  if (data.hosts.length === 0) hostsBody.append(el('tr', {}, el('td', { colspan: '6', class: 'empty-note' }, hostFilter.value.trim() ? 'No host matches the filter.' : 'No requests in this run.')));
   for (const h of data.hosts) {
     const button = el('button', { type: 'button', 'data-host': h.host }, h.host);
     button.addEventListener('click', () => void loadHost(h.host));
     const row = el('tr', { class: h.host === selectedHost ? 'selected' : '' }, el('td', {}, button),
       ...[h.attempts, h.fetched, h.blocked, h.error, h.policyVersions].map((n) => el('td', { class: 'num' }, String(n))));
     hostsBody.append(row);
+  }
+  if (data.hostsOmitted) {
+    hostsBody.append(el('tr', {}, el('td', { colspan: '6', class: 'empty-note' }, `${plural(data.hostsOmitted, 'more host')} not listed: type part of a name in the filter.`)));
   }
   if (selectedHost) await loadHost(selectedHost);
 }
@@ -126,6 +132,11 @@ function appendDiff(a: PolicyVersion | null, b: PolicyVersion): void {
 fromSelect.addEventListener('change', renderDiff);
 toSelect.addEventListener('change', renderDiff);
 runSelect.addEventListener('change', () => void loadHosts().catch(fail));
+let filterTimer: ReturnType<typeof setTimeout> | undefined;
+hostFilter.addEventListener('input', () => {
+  clearTimeout(filterTimer);
+  filterTimer = setTimeout(() => void loadHosts().catch(fail), 200);
+});
 
 function fail(err: unknown): void {
   setStatus(`Could not load the audit: ${err instanceof Error ? err.message : String(err)}`, true);
