@@ -18,14 +18,14 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
     bar = new cliProgress.SingleBar(
       {
         stream: process.stderr,
-        format: 'crawl [{bar}] {value}/{total} | blocked {blocked} | queued {queued} | hosts waiting {waiting} | ETA {eta}',
+        format: 'crawl [{bar}] {value}/{total} | blocked {blocked} | queued {queued} | hosts waiting {waiting} | ETA {left}',
         hideCursor: true,
         clearOnComplete: false,
         barsize: 24,
       },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(total, 0, { blocked: 0, queued: total, waiting: 0, eta: '?' });
+    bar.start(total, 0, { blocked: 0, queued: total, waiting: 0, left: '?' });
   }
   let busy = false;
   const tick = async () => {
@@ -35,7 +35,7 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
       const s = job.stats();
       const c = await frontier.counts();
       const done = Object.values(s.outcomes).reduce((a, b) => a + b, 0);
-      if (bar) bar.update(done, { blocked: s.outcomes.blocked, queued: c.queued, waiting: c.hostsWaiting, eta: secs(s.etaMs) });
+      if (bar) bar.update(done, { blocked: s.outcomes.blocked, queued: c.queued, waiting: c.hostsWaiting, left: secs(s.etaMs) });
       else
         process.stderr.write(
           `progress: ${done}/${total} done, ${s.outcomes.blocked} blocked, ${c.queued} queued, ${c.inFlight} in flight, ` +
@@ -54,7 +54,7 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
       clearInterval(timer);
       if (bar) {
         const s = job.stats();
-        bar.update(Object.values(s.outcomes).reduce((a, b) => a + b, 0));
+        bar.update(Object.values(s.outcomes).reduce((a, b) => a + b, 0), { blocked: s.outcomes.blocked, left: '-' });
         bar.stop();
       }
     },
