@@ -25,6 +25,10 @@ export interface RuleSource {
 const ALLOW = 1;
 const ANCHORED = 2;
 const AUX = 4;
+/** Found through its entry's trigram buckets, not by the entry's linear scan. */
+const BUCKETED = 8;
+/** An entry with at least this many wildcard rules gets trigram buckets. */
+const BUCKET_MIN = 16;
 
 export class RuleIndex {
   /** Per sorted rule: prefix range (in `text` or, with AUX, in `aux`), priority, flags, model rule id, rest pieces. */
@@ -40,6 +44,15 @@ export class RuleIndex {
   private readonly entryParent: Int32Array;
   private readonly text: string;
   private readonly aux: string;
+  /**
+   * For entries with many wildcard rules (`Disallow: /*.embed.html` × 2,000): entry → trigram → its
+   * rules, best first. A wildcard rule can match only if the target contains its longest literal
+   * piece, so only the rules whose piece's first three characters occur in the target are tried.
+   */
+  private readonly buckets = new Map<number, Map<number, Int32Array>>();
+  /** Per sorted rule: the check number that last tried it (a rule sits in one bucket, but a trigram may recur). */
+  private readonly tried: Int32Array;
+  private checkNumber = 0;
   /** Rules after merging identical ones. */
   readonly size: number;
 
@@ -152,6 +165,33 @@ export class RuleIndex {
     }
     this.entryFirst = Int32Array.from(entryFirst);
     this.entryParent = Int32Array.from(entryParent);
+    this.tried = new Int32Array(n);
+    for (let e = 0; e < entryFirst.length; e++) {
+      const first = entryFirst[e]!;
+      const last = e + 1 < entryFirst.length ? entryFirst[e + 1]! : n;
+      if (last - first < BUCKET_MIN) continue;
+      const lists = new Map<number, number[]>();
+      let bucketed = 0;
+      for (let k = first; k < last; k++) {
+        const ri = this.restIndex[k]!;
+        if (ri < 0) continue;
+        let longest = '';
+        for (const piece of rests[ri]!) if (piece.length > longest.length) longest = piece;
+        if (longest.length < 3) continue;
+        const code = trigram(longest, 0);
+        const list = lists.get(code);
+        if (list) list.push(k);
+        else lists.set(code, [k]);
+        bucketed++;
+      }
+      if (bucketed < BUCKET_MIN) continue;
+      const packed = new Map<number, Int32Array>();
+      for (const [code, list] of lists) {
+        packed.set(code, Int32Array.from(list));
+        for (const k of list) this.flags[k]! |= BUCKETED;
+      }
+      this.buckets.set(e, packed);
+    }
   }
 
   /**
@@ -191,6 +231,7 @@ export class RuleIndex {
         const p = priority[k]!;
         const f = flags[k]!;
         if (p < bestPriority || (p === bestPriority && (flags[best]! & ALLOW || !(f & ALLOW)))) break;
+        if (f & BUCKETED) continue;
         const ri = this.restIndex[k]!;
         if (matchRest(ri < 0 ? null : this.rests[ri]!, (f & ANCHORED) !== 0, target, start + length, end)) {
           best = k;
@@ -198,9 +239,39 @@ export class RuleIndex {
           break;
         }
       }
+      const buckets = this.buckets.size === 0 ? undefined : this.buckets.get(e);
+      if (buckets === undefined) continue;
+      let check = (this.checkNumber + 1) | 0;
+      if (check === 0) {
+        this.tried.fill(0);
+        check = 1;
+      }
+      this.checkNumber = check;
+      for (let i = start + length; i + 3 <= end; i++) {
+        const list = buckets.get(trigram(target, i));
+        if (list === undefined) continue;
+        for (let j = 0; j < list.length; j++) {
+          const k = list[j]!;
+          const p = priority[k]!;
+          const f = flags[k]!;
+          if (p < bestPriority || (p === bestPriority && (flags[best]! & ALLOW || !(f & ALLOW)))) break;
+          if (this.tried[k] === check) continue;
+          this.tried[k] = check;
+          if (matchRest(this.rests[this.restIndex[k]!]!, (f & ANCHORED) !== 0, target, start + length, end)) {
+            best = k;
+            bestPriority = p;
+            break;
+          }
+        }
+      }
     }
     return best < 0 ? -1 : this.ruleId[best]!;
   }
+}
+
+/** Three characters of normalised (ASCII) text as one number. */
+function trigram(s: string, i: number): number {
+  return (s.charCodeAt(i) << 14) | (s.charCodeAt(i + 1) << 7) | s.charCodeAt(i + 2);
 }
 
 function comparePrefixPart(a: string, oa: number, b: string, ob: number, len: number): boolean {

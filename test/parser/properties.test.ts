@@ -72,4 +72,25 @@ describe('properties', () => {
       { numRuns: Number(process.env.FC_RUNS ?? 1000) },
     );
   });
+
+  it('the trigram buckets (entries with many wildcard rules) agree with the reference matcher', () => {
+    const words = ['abc', 'abd', 'bcd', 'html', '.php', '%C3%A4x', 'aaa', 'a?b', 'x=1'];
+    const wildcard = fc
+      .tuple(fc.constantFrom('/', '/a', ''), fc.array(fc.constantFrom(...words, 'a', '*', '/'), { minLength: 1, maxLength: 4 }), fc.boolean())
+      .map(([head, parts, anchored]) => `${head}*${parts.join('')}${anchored ? '$' : ''}`);
+    const rule = fc.record({ allow: fc.boolean(), pattern: fc.oneof(wildcard, patternArb) });
+    const path = fc.array(fc.constantFrom(...words, 'a', 'b', '/'), { maxLength: 8 }).map((p) => '/' + p.join(''));
+    fc.assert(
+      fc.property(fc.array(rule, { minLength: 20, maxLength: 60 }), fc.array(path, { minLength: 1, maxLength: 8 }), (rules: ReferenceRule[], paths) => {
+        const r = parseRobotsTxt('User-agent: *\n' + rules.map((x) => `${x.allow ? 'Allow' : 'Disallow'}: ${x.pattern}`).join('\n'));
+        for (const p of paths) {
+          if (p === '/robots.txt' || /\/\.\.?(?:[/?]|$)/.test(p)) continue;
+          const expected = referenceCheck(rules, p);
+          const got = r.check(p, 'Bot');
+          expect({ p, allowed: got.allowed, matched: got.rule !== null }).toEqual({ p, allowed: expected.allowed, matched: expected.priority >= 0 });
+        }
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 300) },
+    );
+  });
 });

@@ -94,4 +94,21 @@ describe('rules', () => {
       expect(got.rule === null).toBe(expected.priority < 0);
     }
   });
+
+  it('finds the right rule among 2,000 wildcard rules sharing one prefix (trigram buckets)', () => {
+    const lines = ['User-agent: *', 'Allow: /'];
+    const rules: ReferenceRule[] = [{ allow: true, pattern: '/' }];
+    for (let i = 0; i < 2_000; i++) {
+      const allow = i % 5 === 0;
+      const pattern = i % 3 ? `/*.w${i}.html` : `/*/s${i}/*x${i % 10}${i % 2 ? '$' : ''}`;
+      lines.push(`${allow ? 'Allow' : 'Disallow'}: ${pattern}`);
+      rules.push({ allow, pattern });
+    }
+    const r = parseRobotsTxt(lines.join('\n'));
+    const paths = ['/', '/a.w7.html', '/a/b.w10.html?x', '/a.w10.htm', '/q/s3/zx3', '/q/s3/zx3/more', '/q/s9/x9', '/q/s9/x9y', '/s6/x6', '/.w1999.html', '/w5.html'];
+    for (const path of paths) {
+      const expected = referenceCheck(rules, path);
+      expect({ path, allowed: r.isAllowed(path, 'Bot') }).toEqual({ path, allowed: expected.allowed });
+    }
+  });
 });
