@@ -27,4 +27,10 @@ export { SqliteAuditSink, JsonlAuditSink, TeeAuditSink, AuditWriteError, openAud
 export type { AttemptRow, PolicyRow, PolicyChangeRow, RunRow, RunEndRow, AuditSink, AuditReader, AttemptOutcome } from './audit/index.js';
 // The fleet: the Redis stores (createRedisStores) load ioredis, so they have their own entry,
 // `robots-gate/redis` (dist/stores/redis.js); the shared frontier needs only a connection from it.
-export { RedisFrontier, createRedisFrontier, type RedisFrontierOptions, type FrontierLeaseLostEvent } from './crawl/redis-frontier.js';
+export {
+  RedisFrontier,
+  createRedisFrontier,
+  FleetStateLostError,
+  type RedisFrontierOptions,
+  type FrontierLeaseLostEvent,
+} from './crawl/redis-frontier.js';

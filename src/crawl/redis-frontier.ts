@@ -52,6 +52,18 @@ export interface FrontierLeaseLostEvent {
 }
 const frontierChannel = channel('robots-gate:frontier');
 
+/** The run's state vanished from Redis while this worker was part of it. */
+export class FleetStateLostError extends Error {
+  readonly code = 'ERR_FLEET_STATE_LOST';
+  constructor(readonly url: string) {
+    super(
+      `the run's queue is gone from Redis at ${url} (restarted without persistence, flushed or evicted?): ` +
+        'URLs not yet crawled were lost from the shared frontier; run again with --resume to finish from the audit',
+    );
+    this.name = 'FleetStateLostError';
+  }
+}
+
 // Shared Lua: clock, host interval, host readiness. Globals used: R, L (prefixes), floorMs, ovMs.
 const COMMON = `
 local t = redis.call('TIME')
@@ -102,8 +114,8 @@ if added > 0 then redis.call('HINCRBY', R .. 'counts', 'queued', added) end
 return added
 `;
 
-// ARGV: R, L, floorMs, ovMs, token, leaseMs, pollMs, keepMs, worker.
-// Returns {'item', json} | {'wait', ms} | {'drained'}.
+// ARGV: R, L, floorMs, ovMs, token, leaseMs, pollMs, keepMs, worker, expectRun (0/1).
+// Returns {'item', json} | {'wait', ms} | {'drained'} | {'gone'}.
 const TAKE = `
 local R, L, floorMs, ovMs = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local token, leaseMs, pollMs, keepMs = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -111,6 +123,9 @@ ${COMMON}
 -- The same take sent twice: the same answer.
 local mine = redis.call('HGET', R .. 'leased', token)
 if mine then return {'item', mine} end
+-- This worker added URLs, yet the run has vanished: Redis lost its data (restarted without
+-- persistence, flushed, evicted). Finishing as 'drained' would hide the loss.
+if ARGV[10] == '1' and redis.call('EXISTS', R .. 'seen') == 0 then return {'gone'} end
 
 -- URLs of dead workers go back to the head of their queues.
 local lapsed = redis.call('ZRANGEBYSCORE', R .. 'leases', '-inf', now, 'LIMIT', 0, 100)
@@ -360,6 +375,8 @@ export class RedisFrontier implements Frontier {
   private readonly renewer: NodeJS.Timeout;
   private renewing = false;
   private closed = false;
+  /** This worker added URLs to the run, so the run must exist in Redis from then on. */
+  private joined = false;
 
   constructor(
     private readonly conn: RedisConnection,
@@ -397,17 +414,20 @@ export class RedisFrontier implements Frontier {
       for (const { url, host } of items.slice(i, i + BATCH)) args.push(url, host.toLowerCase());
       added += await this.conn.run(() => this.scripts.rgFrAdd(...args));
     }
+    if (items.length > 0) this.joined = true;
     return added;
   }
 
-  /** `now` is ignored: the fleet's clock is Redis's. `retryAt` is in this process's clock. */
+  /** `now` is ignored: the fleet's clock is Redis's. `retryAt` is in this process's clock.
+   *  @throws FleetStateLostError when the run this worker joined has vanished from Redis. */
   async take(): Promise<TakeResult> {
     if (this.held.size >= this.concurrency) return { kind: 'wait', retryAt: null };
     const token = randomUUID();
-    const args = [this.R, this.L, this.floorMs, this.overrideMs, token, this.leaseMs, this.pollMs, this.keepMs, this.worker];
+    const args = [this.R, this.L, this.floorMs, this.overrideMs, token, this.leaseMs, this.pollMs, this.keepMs, this.worker, this.joined ? 1 : 0];
     const [kind, value] = await this.conn.run(() => this.scripts.rgFrTake(...args));
     const local = Date.now();
     if (kind === 'drained') return { kind: 'drained' };
+    if (kind === 'gone') throw new FleetStateLostError(this.conn.url);
     if (kind === 'wait') return { kind: 'wait', retryAt: local + Number(value) };
     const s = JSON.parse(String(value)) as StoredItem;
     const taken: TakenItem = {

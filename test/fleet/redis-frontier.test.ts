@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RedisFrontier, type RedisFrontierOptions } from '../../src/crawl/redis-frontier.js';
+import { FleetStateLostError, RedisFrontier, type RedisFrontierOptions } from '../../src/crawl/redis-frontier.js';
 import type { TakenItem } from '../../src/politeness/types.js';
 import { createRedisStores, type RedisStores } from '../../src/stores/redis.js';
 import { deleteKeys, redisUrl, uniquePrefix } from '../stores/redis-test-keys.js';
@@ -187,5 +187,15 @@ describe('RedisFrontier', () => {
     const c = await f!.counts();
     expect(c.queued).toBe(2);
     expect(c.done).toBe(2);
+  });
+
+  it('says so when the run vanishes from Redis under a worker that joined it, rather than finish', async () => {
+    const [joined, idle] = await workers(2, 'fr-gone');
+    await joined!.add(urls(2, 3));
+    await deleteKeys(prefixes.at(-1)!); // Redis restarted without persistence, or flushed
+    await expect(joined!.take()).rejects.toBeInstanceOf(FleetStateLostError);
+    await expect(joined!.take()).rejects.toMatchObject({ code: 'ERR_FLEET_STATE_LOST' });
+    // a worker that brought no URL of its own has nothing to miss: the run is simply over
+    expect(await idle!.take()).toEqual({ kind: 'drained' });
   });
 });
