@@ -1,0 +1,106 @@
+// Browser bench: load time of a page that pulls 50 subresources (scripts, stylesheets, images,
+// fetch() calls) from 5 origins, ungated against gatePage with a warm robots.txt cache. A third
+// row routes every request through Playwright without asking the gate, to show which part of the
+// cost is Playwright's interception and which is the gate's. Loopback servers in this process;
+// responses are `no-store` so no variant is helped by the HTTP cache (routing turns it off).
+import http from 'node:http';
+import { existsSync } from 'node:fs';
+import { RobotsGate } from '../dist/index.js';
+import { gatePage, launchChromium, DEFAULT_CHROMIUM } from '../dist/browser/index.js';
+
+const UA = 'BenchBot/1.0 (+https://bench.example/bot)';
+const ORIGINS = 5;
+const PER_ORIGIN = 10; // 50 subresources
+const ROUNDS = 15;
+
+function listen(handler) {
+  const server = http.createServer(handler);
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const noStore = { 'cache-control': 'no-store', 'access-control-allow-origin': '*' };
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+
+function asset(req, res) {
+  const path = req.url.split('?')[0];
+  if (path === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\nAllow: /\n');
+  if (path.endsWith('.js')) return res.writeHead(200, { ...noStore, 'content-type': 'text/javascript' }).end('window.n = (window.n || 0) + 1;');
+  if (path.endsWith('.css')) return res.writeHead(200, { ...noStore, 'content-type': 'text/css' }).end('p { margin: 0 }');
+  if (path.endsWith('.png')) return res.writeHead(200, { ...noStore, 'content-type': 'image/png' }).end(PNG);
+  res.writeHead(200, { ...noStore, 'content-type': 'application/json' }).end('{"ok":true}');
+}
+
+function pageHtml(origins) {
+  const tags = [];
+  origins.forEach((o, i) => {
+    for (let k = 0; k < PER_ORIGIN; k++) {
+      const u = `${o}/r/${i}-${k}`;
+      if (k % 4 === 0) tags.push(`<script src="${u}.js"></script>`);
+      else if (k % 4 === 1) tags.push(`<link rel="stylesheet" href="${u}.css">`);
+      else if (k % 4 === 2) tags.push(`<img src="${u}.png">`);
+      else tags.push(`<script>(window.f = window.f || []).push(fetch(${JSON.stringify(u + '.json')}).then((r) => r.text()))</script>`);
+    }
+  });
+  return `<!doctype html><html><head><title>bench</title>${tags.join('\n')}</head><body><p>bench</p></body></html>`;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.9))];
+
+/** One page load until `load` and every fetch() answered (ms). */
+async function load(page, url) {
+  const t0 = performance.now();
+  await page.goto(url, { waitUntil: 'load' });
+  await page.evaluate(() => Promise.all(window.f));
+  return performance.now() - t0;
+}
+
+export async function run() {
+  if (!existsSync(DEFAULT_CHROMIUM)) {
+    console.log(`skipped: no Chromium at ${DEFAULT_CHROMIUM} (apt-get install chromium)`);
+    return;
+  }
+  const assetServers = await Promise.all(Array.from({ length: ORIGINS }, () => listen(asset)));
+  const origins = assetServers.map((s) => `http://127.0.0.1:${s.address().port}`);
+  const html = pageHtml(origins);
+  const pageServer = await listen((req, res) => {
+    if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+    res.writeHead(200, { ...noStore, 'content-type': 'text/html' }).end(html);
+  });
+  const pageUrl = `http://127.0.0.1:${pageServer.address().port}/`;
+  const browser = await launchChromium();
+  const gate = new RobotsGate({ userAgent: UA });
+  try {
+    const variants = {};
+    const context = async () => browser.newContext({ userAgent: UA, serviceWorkers: 'block' });
+    const ungated = await (await context()).newPage();
+    const routed = await (await context()).newPage();
+    await routed.route('**/*', (route) => route.continue());
+    const gated = await (await context()).newPage();
+    await gatePage(gated, gate);
+    const pages = { ungated, 'routed, no gate': routed, 'gatePage (warm robots.txt)': gated };
+    for (const [name, page] of Object.entries(pages)) {
+      variants[name] = [];
+      await load(page, pageUrl); // warm-up: JIT, connections, and the gate's robots.txt cache: JIT, connections, and the gate's robots.txt cache
+    }
+    // Interleaved rounds, so drift on a shared machine hits every variant alike.
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const [name, page] of Object.entries(pages)) variants[name].push(await load(page, pageUrl));
+    }
+    const base = median(variants.ungated);
+    const routedBase = median(variants['routed, no gate']);
+    console.log(`Page with ${ORIGINS * PER_ORIGIN} subresources over ${ORIGINS} origins (scripts, stylesheets, images, fetch), ${ROUNDS} loads each, Chromium ${browser.version()}.\n`);
+    console.log('| variant | median load (ms) | p90 (ms) | ratio to ungated | ratio to routed, no gate |');
+    console.log('| --- | ---: | ---: | ---: | ---: |');
+    for (const [name, times] of Object.entries(variants)) {
+      const m = median(times);
+      console.log(`| ${name} | ${m.toFixed(1)} | ${p90(times).toFixed(1)} | ${(m / base).toFixed(2)} | ${(m / routedBase).toFixed(2)} |`);
+    }
+    console.log('\nTarget: gatePage under 1.2 × ungated. The last column is the gate\'s own share; the rest is');
+    console.log("Playwright's request interception, which any route-based gating pays.");
+  } finally {
+    await browser.close();
+    await gate.close();
+    for (const s of [...assetServers, pageServer]) s.close();
+  }
+}
