@@ -273,7 +273,7 @@ export function policyVersions(record: CrawlRecord, host: string): PolicyVersion
       const own = originHost(row.origin) === host;
       return {
         ...row,
-        fetchedAt: own ? earlier(v.fetchedAt, row.fetchedAt)! : v.fetchedAt ?? row.fetchedAt,
+        fetchedAt: own ? row.fetchedAt : v.fetchedAt ?? row.fetchedAt,
         robotsUrl: own ? row.robotsUrl : v.robotsUrl ?? row.robotsUrl,
         finalUrl: own ? row.finalUrl : v.robotsUrl ?? row.finalUrl,
         governed: v.governed,

@@ -33,7 +33,7 @@ export function writeAuditFixture(): string {
     kind: 'page', waitReason: null, intervalMs: null, error: null, attempt: 1, final: true, ...over,
   });
   const shop = (o: number, p: string, over: Partial<AttemptRow>, policy = SHA.shopV1) =>
-    sink.recordAttempt(attempt('shop.example', policy, o, p, { waitReason: 'crawl-delay', intervalMs: 200, ...over }));
+    sink.recordAttempt(attempt('shop.example', policy, o, p, { waitReason: 'crawl-delay', intervalMs: 200, policyFetchedAt: iso(policy === SHA.shopV2 ? 600 : 0), ...over }));
   shop(10, '/', { waitReason: null, intervalMs: null });
   shop(255, '/products', {});
   shop(500, '/cart', { outcome: 'blocked', status: null, bytes: null, reason: 'disallowed-by-rule', ruleLine: 2, rulePattern: '/cart', endedAt: iso(500) });

@@ -311,6 +311,7 @@ describe('serve: the audit browser', () => {
     ]);
     // Requests governed by each version.
     expect(await page.locator('#versions tbody tr td:nth-child(5)').allTextContents()).toEqual(['4', '2']);
+    expect(await page.locator('#versions tbody tr td:nth-child(2)').allTextContents()).toEqual(['2026-11-30T08:00:00.000Z', '2026-11-30T08:00:00.600Z']);
     await page.screenshot({ path: path.join(ARTIFACTS, 'audit.png'), fullPage: true });
     // Comparing a version with itself shows no change.
     await page.selectOption('#diff-from', '1');
