@@ -16,8 +16,10 @@ const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 const lenientDecoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /** Decode `body`, keeping at most `maxBytes` UTF-8 octets of whole lines. Never throws. */
-export function decodeBody(body: string | Uint8Array, maxBytes: number): DecodedBody {
+export function decodeBody(body: string | Uint8Array | ArrayBuffer, maxBytes: number): DecodedBody {
   if (typeof body === 'string') return fromString(body, maxBytes);
+  if (body instanceof ArrayBuffer) body = new Uint8Array(body);
+  if (!(body instanceof Uint8Array)) return fromString(String(body ?? ''), maxBytes);
   let start = 0;
   let bom = false;
   if (body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) {

@@ -53,6 +53,12 @@ export function locateTarget(url: string | URL): void {
     setFromUrl(url);
     return;
   }
+  // A URL from another realm or library (anything with a string `href`) is read through its href.
+  const href = url !== null && typeof url === 'object' ? (url as { href?: unknown }).href : undefined;
+  if (typeof href === 'string' && href !== '' && href.charCodeAt(0) !== 47) {
+    locateTarget(href);
+    return;
+  }
   throw invalid(url);
 }
 

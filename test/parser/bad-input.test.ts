@@ -31,4 +31,12 @@ describe('bad input', () => {
     const r = parseRobotsTxt('User-agent: *\nDisallow: //x\n');
     expect(r.isAllowed('//x/y', 'Bot')).toBe(false);
   });
+
+  it('reads a URL-like object through its href, and an ArrayBuffer body as bytes', () => {
+    const r = parseRobotsTxt(new TextEncoder().encode('User-agent: *\nDisallow: /x\n').buffer as unknown as Uint8Array);
+    expect(r.isAllowed({ href: 'https://e.com/x' } as unknown as URL, 'Bot')).toBe(false);
+    expect(() => r.isAllowed({} as unknown as URL, 'Bot')).toThrow(TypeError);
+    expect(() => r.isAllowed(undefined as unknown as string, 'Bot')).toThrow(TypeError);
+    expect(parseRobotsTxt(null as unknown as string).isAllowed('/x', 'Bot')).toBe(true);
+  });
 });
