@@ -4,8 +4,13 @@ import { MemoryFrontier } from '../../src/politeness/memory-frontier.js';
 import { TimerHeap } from '../../src/politeness/timer-heap.js';
 import type { TakeResult, TakenItem } from '../../src/politeness/types.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
+import type { AcquireResult, Lease } from '../../src/stores/types.js';
 
 const items = (host: string, n: number) => Array.from({ length: n }, (_, i) => ({ url: `http://${host}/${i}`, host }));
+const leaseOf = (r: AcquireResult): Lease => {
+  if (!r.ok) throw new Error(`expected a lease, got ${JSON.stringify(r)}`);
+  return r.lease;
+};
 const taken = (r: TakeResult): TakenItem => {
   if (r.kind !== 'item') throw new Error(`expected an item, got ${JSON.stringify(r)}`);
   return r;
@@ -194,12 +199,12 @@ describe('MemoryRateLimiter', () => {
     expect(await l.tryAcquire('a', 100, 10_000)).toEqual({ ok: false, retryAt: 1100 });
     expect((await l.tryAcquire('b', 100, 10_000)).ok).toBe(true);
     now = 1050;
-    await l.release((a as { lease: never }).lease, 1050);
+    await l.release(leaseOf(a), 1050);
     expect(await l.tryAcquire('a', 100, 10_000)).toEqual({ ok: false, retryAt: 1150 });
     now = 1150;
     const a2 = await l.tryAcquire('a', 100, 10_000);
     expect(a2.ok).toBe(true);
-    await l.release((a2 as { lease: never }).lease, 1150, 5000);
+    await l.release(leaseOf(a2), 1150, 5000);
     now = 1300;
     expect(await l.tryAcquire('a', 100, 10_000)).toEqual({ ok: false, retryAt: 5000 });
   });
@@ -211,7 +216,7 @@ describe('MemoryRateLimiter', () => {
     now = 600;
     const b = await l.tryAcquire('a', 10, 500);
     expect(b.ok).toBe(true);
-    await l.release((a as { lease: never }).lease, 600);
+    await l.release(leaseOf(a), 600);
     now = 700;
     expect((await l.tryAcquire('a', 10, 500)).ok).toBe(false);
   });
