@@ -22,7 +22,7 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) {
     const s = await createRedisStores(process.env.REDIS_URL!, { prefix, pollMs: 20 });
     stores.push(s);
-    gates.push(new RobotsGate({ userAgent: UA, store: s.store, resolve: vh.resolve, timeoutMs: 300, override: ['over.test'] }));
+    gates.push(new RobotsGate({ userAgent: UA, store: s.store, resolve: vh.resolve, timeoutMs: 5000, override: ['over.test'] }));
   }
 });
 afterAll(async () => {
