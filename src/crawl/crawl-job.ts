@@ -160,7 +160,15 @@ export class CrawlJob {
       for (;;) {
         if (this.fatal !== undefined || signal?.aborted) break;
         const seen = completions;
-        const r = await frontier.take();
+        let r: Awaited<ReturnType<Frontier['take']>>;
+        try {
+          r = await frontier.take();
+        } catch (err) {
+          // A frontier that fails (a shared one whose store is gone for good) stops the run;
+          // the requests in flight still finish and get their rows.
+          this.fatal ??= err;
+          break;
+        }
         if (r.kind === 'item') {
           const p: Promise<void> = this.process(r)
             .catch((err) => {
