@@ -2,6 +2,7 @@
 // the bare matchers it wraps, and heap per cached origin. A real robots.txt from the shared corpus
 // is served from a loopback server in this process; the gate reaches it through `resolve`.
 import http from 'node:http';
+import os from 'node:os';
 import { readFileSync, existsSync } from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -67,7 +68,7 @@ function measureSync(fn, urls) {
 
 function summarise(perCall, totalMs) {
   perCall.sort((a, b) => a - b);
-  return { medianUs: perCall[Math.floor(perCall.length / 2)], perSecond: (BATCH * BATCHES) / (totalMs / 1000) };
+  return { medianUs: perCall[Math.floor(perCall.length / 2)], bestUs: perCall[0], perSecond: (BATCH * BATCHES) / (totalMs / 1000) };
 }
 
 function heapUsed() {
@@ -101,14 +102,17 @@ export async function run() {
     await gate.close();
 
     console.log(`Warm \`check()\` on ${FILE.split('/').pop()} (${Buffer.byteLength(text)} bytes), ${urls.length} URLs round-robin, \`gate.check\` awaited one after another, the bare matchers called synchronously; median of ${BATCHES} batches of ${BATCH.toLocaleString('en-US')}.\n`);
-    console.log('| what | median µs/call | calls/s | vs robots-parser isAllowed |');
-    console.log('| --- | ---: | ---: | ---: |');
+    console.log('| what | median µs/call | best batch µs/call | calls/s | vs robots-parser isAllowed (median) |');
+    console.log('| --- | ---: | ---: | ---: | ---: |');
     const row = (name, r) =>
-      console.log(`| ${name} | ${r.medianUs.toFixed(3)} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${(peerResult.medianUs / r.medianUs).toFixed(2)}× |`);
+      console.log(
+        `| ${name} | ${r.medianUs.toFixed(3)} | ${r.bestUs.toFixed(3)} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${(peerResult.medianUs / r.medianUs).toFixed(2)}× |`,
+      );
     row('robots-gate `gate.check(url)` (cache, decision, stamp)', gateResult);
     row('robots-gate/parser `isAllowed` (bare matcher, no gate)', bare);
     row('robots-parser 3.0.1 `isAllowed` (bare matcher, no gate)', peerResult);
-    console.log(`\nTarget: under 2 µs median and at least 500,000 calls/s for \`gate.check\`: ${gateResult.medianUs < 2 && gateResult.perSecond >= 500_000 ? 'met' : 'NOT met'}.\n`);
+    console.log(`\nLoad average while measuring: ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores (the µs figures scale with it).`);
+    console.log(`Target: under 2 µs median and at least 500,000 calls/s for \`gate.check\`: ${gateResult.medianUs < 2 && gateResult.perSecond >= 500_000 ? 'met' : 'NOT met'}.\n`);
 
     // Heap per cached origin: the same file served by ORIGINS host names.
     // The dispatcher is closed before measuring: idle keep-alive connections are not the cache.
