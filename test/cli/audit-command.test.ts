@@ -1,0 +1,126 @@
+// `robots-gate audit DIR` as a subprocess, over audit files written by the real SQLite sink
+// (two workers' files, read as one).
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteAuditSink } from '../../src/audit/sqlite-sink.js';
+import type { AttemptRow } from '../../src/audit/types.js';
+import { assertBuilt, runCli } from './run-cli.js';
+
+const V1 = 'User-agent: *\nDisallow: /private\n';
+const V2 = 'User-agent: *\nDisallow: /private\nDisallow: /late\n';
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+let dir: string;
+
+const row = (over: Partial<AttemptRow>): AttemptRow => ({
+  runId: 'run-1',
+  url: 'http://a.test/x',
+  host: 'a.test',
+  startedAt: '2026-01-01T00:00:01.000Z',
+  endedAt: '2026-01-01T00:00:01.050Z',
+  outcome: 'fetched',
+  status: 200,
+  bytes: 5,
+  contentSha256: null,
+  savedPath: null,
+  policySha256: sha(V1),
+  robotsUrl: 'http://a.test/robots.txt',
+  policyFetchedAt: '2026-01-01T00:00:00.000Z',
+  policyStatus: 200,
+  reason: 'no-matching-rule',
+  ruleLine: null,
+  rulePattern: null,
+  parentUrl: null,
+  kind: 'page',
+  waitReason: null,
+  intervalMs: null,
+  error: null,
+  final: true,
+  ...over,
+});
+
+beforeAll(() => {
+  assertBuilt();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-'));
+  const w1 = new SqliteAuditSink(path.join(dir, 'audit-w1.sqlite'));
+  const w2 = new SqliteAuditSink(path.join(dir, 'audit-w2.sqlite'));
+  for (const [w, name] of [[w1, 'w1'], [w2, 'w2']] as const) {
+    w.recordRun({ runId: 'run-1', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'TestBot/1.0', options: {}, resumeOf: null, worker: name });
+    w.recordPolicy({ sha256: sha(V1), origin: 'http://a.test', robotsUrl: 'http://a.test/robots.txt', finalUrl: 'http://a.test/robots.txt', status: 200, fetchedAt: '2026-01-01T00:00:00.000Z', sitemaps: [], body: V1 });
+  }
+  w1.recordAttempt(row({ url: 'http://a.test/one' }));
+  w2.recordAttempt(row({ url: 'http://a.test/private/a', outcome: 'blocked', status: null, reason: 'disallowed-by-rule', ruleLine: 2, rulePattern: '/private', startedAt: '2026-01-01T00:00:02.000Z' }));
+  w2.recordPolicy({ sha256: sha(V2), origin: 'http://a.test', robotsUrl: 'http://a.test/robots.txt', finalUrl: 'http://a.test/robots.txt', status: 200, fetchedAt: '2026-01-01T00:00:03.000Z', sitemaps: [], body: V2 });
+  w2.recordPolicyChange({ runId: 'run-1', origin: 'http://a.test', oldSha256: sha(V1), newSha256: sha(V2), at: '2026-01-01T00:00:03.000Z' });
+  w1.recordAttempt(row({ url: 'http://a.test/late/1', outcome: 'blocked', status: null, reason: 'disallowed-by-rule', ruleLine: 3, rulePattern: '/late', policySha256: sha(V2), startedAt: '2026-01-01T00:00:04.000Z', intervalMs: 2100, waitReason: 'floor' }));
+  w1.recordRunEnd({ runId: 'run-1', endedAt: '2026-01-01T00:01:00.000Z', status: 'completed', counts: {}, error: null });
+  w1.close();
+  w2.close();
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('robots-gate audit', () => {
+  it('lists runs and hosts over every worker file', async () => {
+    const r = await runCli(['audit', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/audit-w1\.sqlite, audit-w2\.sqlite/);
+    expect(r.stdout).toMatch(/run-1\s+w1\s+\S+\s+completed/);
+    expect(r.stdout).toMatch(/run-1\s+w2\s+\S+\s+unfinished/);
+    expect(r.stdout).toMatch(/a\.test\s+3\s+1\s+2\s+0\s+0\s+2\s+2100 ms \(floor\)/);
+    const json = await runCli(['audit', dir, '--json']);
+    const objs = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(objs.filter((o) => o.type === 'run')).toHaveLength(2);
+    expect(objs.find((o) => o.type === 'host')).toMatchObject({ host: 'a.test', attempts: 3, policyVersions: 2 });
+  });
+
+  it('a host timeline puts the policy change between the attempts it separates', async () => {
+    const r = await runCli(['audit', dir, '--host', 'a.test']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').slice(1);
+    expect(lines.map((l) => (l.includes('POLICY CHANGE') ? 'change' : l.match(/(http\S+)/)![1]))).toEqual(['http://a.test/one', 'http://a.test/private/a', 'change', 'http://a.test/late/1']);
+  });
+
+  it('--blocked shows each blocked URL with its rule; --changes both hashes', async () => {
+    const b = await runCli(['audit', dir, '--blocked']);
+    expect(b.stdout).toMatch(/http:\/\/a\.test\/private\/a\s+disallowed-by-rule\s+2\s+\/private/);
+    expect(b.stdout).toMatch(/http:\/\/a\.test\/late\/1\s+disallowed-by-rule\s+3\s+\/late/);
+    const c = await runCli(['audit', dir, '--changes']);
+    expect(c.stdout).toContain(sha(V1));
+    expect(c.stdout).toContain(sha(V2));
+  });
+
+  it('--verify re-decides blocked rows from the stored text, and flags one that does not check out', async () => {
+    const ok = await runCli(['audit', dir, '--verify']);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/3 stamped attempts checked against 2 stored policies; 2 texts re-hash to their key exactly/);
+    // A row claiming a rule the stored text does not have is caught.
+    const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-bad-'));
+    try {
+      const s = new SqliteAuditSink(path.join(bad, 'audit.sqlite'));
+      s.recordRun({ runId: 'run-1', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'TestBot/1.0', options: {}, resumeOf: null, worker: null });
+      s.recordPolicy({ sha256: sha(V1), origin: 'http://a.test', robotsUrl: 'http://a.test/robots.txt', finalUrl: 'http://a.test/robots.txt', status: 200, fetchedAt: '2026-01-01T00:00:00.000Z', sitemaps: [], body: V1 });
+      s.recordAttempt(row({ url: 'http://a.test/public', outcome: 'blocked', reason: 'disallowed-by-rule', ruleLine: 2 }));
+      s.recordAttempt(row({ url: 'http://a.test/y', policySha256: 'f'.repeat(64) }));
+      s.close();
+      const r = await runCli(['audit', bad, '--verify']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/public: re-deciding from the stored text gives allowed, the row says line 2/);
+      expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/y: policy f{64} is not stored/);
+    } finally {
+      fs.rmSync(bad, { recursive: true, force: true });
+    }
+  });
+
+  it('a DIR without an audit exits 3', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-empty-'));
+    try {
+      const r = await runCli(['audit', empty]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/no audit\*\.sqlite file/);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
