@@ -374,7 +374,17 @@ async function openFleet(
   options: FrontierOptions,
 ): Promise<{ frontier: Frontier; store: PolicyStore; close(): Promise<void> }> {
   const { createRedisStores } = await import('../stores/redis.js');
-  const stores = await createRedisStores(url);
+  // Override marks last for this run; policies and per-host rates are shared Redis-wide. A lost
+  // Redis is said on stderr: requests wait for it (a local fallback would multiply the rate).
+  const stores = await createRedisStores(url, {
+    run,
+    onStatus: (e) =>
+      say(
+        e.state === 'lost'
+          ? `Redis at ${e.url} is not answering (${e.error}): no request is sent until it is back; retrying`
+          : `Redis at ${e.url} is back after ${((e.downMs ?? 0) / 1000).toFixed(1)} s: carrying on`,
+      ),
+  });
   const frontier = createRedisFrontier(stores.connection, { ...options, run, worker, prefix: stores.prefix });
   return {
     frontier,
