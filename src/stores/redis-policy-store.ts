@@ -8,7 +8,8 @@
 //                     refetch fails (RFC 9309 §2.4)
 //   lock:<origin>     the loader's token, SET NX PX leaseMs: a loader that dies frees the origin
 //                     when its lease lapses
-//   override          set of hosts under override, fleet-wide
+//   override          set of hosts under override, fleet-wide (`run:<run>:override` when the
+//                     store is given a run name: marks last for that run only)
 // Channel `<prefix>policy-ready` carries the origin whenever a record is stored, to wake
 // waiters at once; they also poll, so a lost message only costs a poll interval.
 import { randomUUID } from 'node:crypto';
@@ -76,6 +77,8 @@ export interface RedisPolicyStoreOptions {
   retainStaleMs?: number;
   /** Longest wait between two looks at a held lock (ms). Default 200. */
   pollMs?: number;
+  /** A run name: override marks are kept for this run only (policies stay shared by all). */
+  run?: string;
 }
 
 /**
@@ -89,6 +92,7 @@ export class RedisPolicyStore implements PolicyStore {
   private readonly retainStaleMs: number;
   private readonly pollMs: number;
   private readonly channel: string;
+  private readonly overrideKey: string;
   /** Loads in flight in this process, so local callers share one round of waiting. */
   private readonly flights = new Map<string, Promise<PolicyRecord>>();
   /** Local waiters woken by the channel, per origin. */
@@ -107,6 +111,7 @@ export class RedisPolicyStore implements PolicyStore {
     this.retainStaleMs = options.retainStaleMs ?? 86_400_000;
     this.pollMs = options.pollMs ?? 200;
     this.channel = `${this.prefix}policy-ready`;
+    this.overrideKey = options.run ? `${this.prefix}run:${options.run}:override` : `${this.prefix}override`;
     conn.client.defineCommand('rgPolAcquire', { numberOfKeys: 2, lua: ACQUIRE });
     conn.client.defineCommand('rgPolStore', { numberOfKeys: 2, lua: STORE });
     conn.client.defineCommand('rgPolUnlock', { numberOfKeys: 1, lua: UNLOCK });
@@ -223,13 +228,13 @@ export class RedisPolicyStore implements PolicyStore {
   async markOverride(host: string): Promise<void> {
     const h = host.toLowerCase();
     this.overridden.add(h);
-    await this.conn.run((c) => c.sadd(`${this.prefix}override`, h));
+    await this.conn.run((c) => c.sadd(this.overrideKey, h));
   }
 
   async isUnderOverride(host: string): Promise<boolean> {
     const h = host.toLowerCase();
     if (this.overridden.has(h)) return true;
-    const yes = (await this.conn.run((c) => c.sismember(`${this.prefix}override`, h))) === 1;
+    const yes = (await this.conn.run((c) => c.sismember(this.overrideKey, h))) === 1;
     if (yes) this.overridden.add(h);
     return yes;
   }

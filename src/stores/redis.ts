@@ -1,7 +1,11 @@
 // The fleet configuration: one Redis connection, the policy store and the rate limiter on it.
 //
-//   const { store, limiter, close } = await createRedisStores('redis://127.0.0.1:6379', { prefix: 'crawl-42:' });
-//   const gate = new RobotsGate({ userAgent, store, limiter });
+//   const { store, limiter, close } = await createRedisStores('redis://127.0.0.1:6379', { run: 'crawl-42' });
+//   const gate = new RobotsGate({ userAgent, store });
+//
+// Policies and per-host rates are shared by everything on the same Redis and prefix (so two
+// runs against one site still keep its interval together); override marks and the frontier
+// are per run.
 import { connectRedis, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { RedisPolicyStore, type RedisPolicyStoreOptions } from './redis-policy-store.js';
 import { RedisRateLimiter, type RedisRateLimiterOptions } from './redis-rate-limiter.js';

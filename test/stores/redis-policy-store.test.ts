@@ -137,4 +137,16 @@ describe('RedisPolicyStore', () => {
     expect(await b!.store.isUnderOverride('x.test')).toBe(true);
     expect(await b!.store.isUnderOverride('y.test')).toBe(false);
   });
+
+  it('keeps override marks per run when given a run name', async () => {
+    const prefix = uniquePrefix('pol-override-run');
+    prefixes.push(prefix);
+    const a = await createRedisStores(redisUrl(), { prefix, run: 'one' });
+    const b = await createRedisStores(redisUrl(), { prefix, run: 'one' });
+    const other = await createRedisStores(redisUrl(), { prefix, run: 'two' });
+    opened.push(a, b, other);
+    await a.store.markOverride('x.test');
+    expect(await b.store.isUnderOverride('x.test')).toBe(true);
+    expect(await other.store.isUnderOverride('x.test')).toBe(false);
+  });
 });
