@@ -17,7 +17,8 @@ export function parseResolveEntries(entries: readonly string[]): ResolveMap {
   const map = new Map<string, string[]>();
   for (const entry of entries) {
     if (typeof entry !== 'string') throw new InvalidResolveEntryError(String(entry), 'not a string');
-    const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5}):(.+)$/.exec(entry.trim());
+    // curl's leading `+` (a timed entry) changes nothing for one run: accepted and ignored.
+    const m = /^\+?(\[[^\]]+\]|[^:]+):(\d{1,5}):(.+)$/.exec(entry.trim());
     if (!m) throw new InvalidResolveEntryError(entry, 'wrong shape');
     const [, rawHost, rawPort, rawAddrs] = m as unknown as [string, string, string, string];
     const port = Number(rawPort);

@@ -49,3 +49,15 @@ export class TooManyRedirectsError extends TypeError {
     this.url = url;
   }
 }
+
+/** A RobotsGate option (or the ROBOTS_OVERRIDE_INTERVAL_MS variable behind one) out of range. */
+export class InvalidOptionError extends RangeError {
+  readonly code = 'ERR_INVALID_OPTION' as const;
+  /** The option's name. */
+  readonly option: string;
+  constructor(option: string, message: string) {
+    super(message);
+    this.name = 'InvalidOptionError';
+    this.option = option;
+  }
+}

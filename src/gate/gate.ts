@@ -48,7 +48,8 @@ export interface RobotsGateEvents {
  * Events (also on node:diagnostics_channel `robots-gate:fetch|decision|policy-change`):
  * `policy` (PolicyRecord), `policy-change` (PolicyChange), `override` (host).
  * @throws InvalidUserAgentError when the userAgent's product token is not letters, `_`, `-`.
- * @throws RangeError for an out-of-range option; TypeError for a bad `resolve` entry.
+ * @throws InvalidOptionError (a RangeError) for an out-of-range option; InvalidResolveEntryError
+ *   (a TypeError) for a bad `resolve` entry; TypeError for dispatcher and resolve together.
  */
 export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   /** The User-Agent header every request carries. */

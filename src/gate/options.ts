@@ -1,6 +1,7 @@
 // RobotsGate options: documented, defaulted and checked in one place.
 import type { Dispatcher } from 'undici';
 import type { PolicyStore } from '../stores/types.js';
+import { InvalidOptionError } from './errors.js';
 
 export interface RobotsGateOptions {
   /** Required. The exact User-Agent header of every request the gate makes or lets through (the
@@ -60,7 +61,7 @@ export interface ResolvedOptions {
 function count(name: string, value: unknown, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new RangeError(`RobotsGate option ${name} must be a number >= ${min}, got ${String(value)}`);
+    throw new InvalidOptionError(name, `RobotsGate option ${name} must be a number >= ${min}, got ${String(value)}`);
   }
   return value;
 }
@@ -70,15 +71,15 @@ function envInterval(): number {
   if (raw === undefined || raw.trim() === '') return 10_000;
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0) {
-    throw new RangeError(`ROBOTS_OVERRIDE_INTERVAL_MS must be a number of ms >= 0, got ${JSON.stringify(raw)}`);
+    throw new InvalidOptionError('overrideIntervalMs', `ROBOTS_OVERRIDE_INTERVAL_MS must be a number of ms >= 0, got ${JSON.stringify(raw)}`);
   }
   return n;
 }
 
-/** @throws RangeError naming the bad option. */
+/** @throws InvalidOptionError (a RangeError, code `ERR_INVALID_OPTION`) naming the bad option. */
 export function resolveOptions(o: RobotsGateOptions): ResolvedOptions {
   if (o.onVanished !== undefined && o.onVanished !== 'keep-last' && o.onVanished !== 'allow') {
-    throw new RangeError(`RobotsGate option onVanished must be 'keep-last' or 'allow', got ${String(o.onVanished)}`);
+    throw new InvalidOptionError('onVanished', `RobotsGate option onVanished must be 'keep-last' or 'allow', got ${String(o.onVanished)}`);
   }
   const maxAgeMs = count('maxAgeMs', o.maxAgeMs, 86_400_000);
   return {

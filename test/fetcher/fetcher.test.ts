@@ -41,6 +41,7 @@ describe('createResolvingAgent', () => {
 
   it('parses curl entries and names a bad one', () => {
     expect([...parseResolveEntries(['Ex.COM:443:127.0.0.1,[::1]']).entries()]).toEqual([['ex.com:443', ['127.0.0.1', '::1']]]);
+    expect([...parseResolveEntries(['+ex.com:80:127.0.0.1']).keys()]).toEqual(['ex.com:80']);
     expect(() => parseResolveEntries(['ex.com:443'])).toThrow(InvalidResolveEntryError);
     expect(() => parseResolveEntries(['ex.com:99999:127.0.0.1'])).toThrow(/out of range/);
     expect(() => parseResolveEntries(['ex.com:80:localhost'])).toThrow(/not an IP address/);

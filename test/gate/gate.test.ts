@@ -74,6 +74,7 @@ describe('identity', () => {
     expect(() => new RobotsGate({ userAgent: 'My Bot' as string })).not.toThrow(); // token "My"
     expect(() => new RobotsGate({ userAgent: '' })).toThrow(TypeError);
     expect(() => new RobotsGate({ userAgent: 'Bot/1', maxBytes: -1 })).toThrow(RangeError);
+    expect(() => new RobotsGate({ userAgent: 'Bot/1', timeoutMs: Number.NaN })).toThrow(expect.objectContaining({ code: 'ERR_INVALID_OPTION', option: 'timeoutMs' }));
     expect(() => new RobotsGate({ userAgent: 'Bot/1', resolve: ['bad entry'] })).toThrow(/HOST:PORT:ADDR/);
   });
 
