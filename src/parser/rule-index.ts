@@ -169,7 +169,6 @@ export class RuleIndex {
     }
     this.entryFirst = Int32Array.from(entryFirst);
     this.entryParent = Int32Array.from(entryParent);
-    this.tried = new Int32Array(n);
     for (let e = 0; e < entryFirst.length; e++) {
       const first = entryFirst[e]!;
       const last = e + 1 < entryFirst.length ? entryFirst[e + 1]! : n;
@@ -196,6 +195,7 @@ export class RuleIndex {
       }
       this.buckets.set(e, packed);
     }
+    this.tried = new Int32Array(this.buckets.size ? n : 0);
   }
 
   /**
