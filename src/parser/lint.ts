@@ -2,7 +2,7 @@
 // only a linter wants and that matching's parse should not pay for.
 
 import { compilePattern, patternKey, type CompiledPattern } from './pattern.js';
-import { buildModel, rulePattern } from './robots-txt.js';
+import { buildModel, rulePattern } from './model.js';
 import type { Diagnostic, LintOptions } from './types.js';
 
 interface LintRule {

@@ -1,0 +1,207 @@
+// The model: the tokenizer's handler that records groups, rules, crawl-delays and sitemaps as compact
+// arrays (RFC 9309 §2.1-2.2, §2.4). The matcher (robots-txt.ts) and the linter (lint.ts) both read it,
+// so there is one parse for both. Nothing is compiled here.
+
+import { DiagnosticLog } from './diagnostics.js';
+import { decodeBody, DEFAULT_MAX_BYTES } from './decode.js';
+import { IntList } from './int-list.js';
+import { userAgentLineToken } from './product-token.js';
+import { Key, Leniency, tokenize, type LineHandler } from './tokenizer.js';
+import type { ParseOptions } from './types.js';
+
+/** One group as recorded by the parse: its user-agent lines and a contiguous range of rules. */
+export interface GroupRecord {
+  readonly agentValues: string[];
+  /** Lower-cased product token each user-agent line names, `*`, or `''` (names nothing). */
+  readonly agentTokens: string[];
+  readonly agentLines: number[];
+  readonly ruleStart: number;
+  ruleEnd: number;
+  /** Valid Crawl-delay lines in file order: seconds, line, and how many user-agent lines preceded it. */
+  readonly crawlDelays: { readonly seconds: number; readonly line: number; readonly agents: number }[];
+  /** A rule line was seen: the next user-agent line starts a new group (RFC 9309 §2.1). */
+  closed: boolean;
+}
+
+/** The parse result shared by the matcher and the linter. */
+export interface Model {
+  /** The decoded text; rules are ranges of it, so a parse keeps no string per rule. */
+  readonly text: string;
+  readonly groups: GroupRecord[];
+  /** Rule patterns as ranges of `text` (trimmed, comment removed), in file order. */
+  readonly ruleStarts: IntList;
+  readonly ruleEnds: IntList;
+  /** Rule line numbers, positive for allow, negative for disallow. */
+  readonly ruleLines: IntList;
+  readonly sitemaps: string[];
+  readonly log: DiagnosticLog;
+}
+
+/** The pattern of rule `i` as written. */
+export function rulePattern(model: Model, i: number): string {
+  return model.text.slice(model.ruleStarts.get(i), model.ruleEnds.get(i));
+}
+
+class ModelBuilder implements LineHandler, Model {
+  readonly groups: GroupRecord[] = [];
+  readonly ruleStarts = new IntList();
+  readonly ruleEnds = new IntList();
+  readonly ruleLines = new IntList();
+  readonly sitemaps: string[] = [];
+  private current: GroupRecord | null = null;
+
+  constructor(
+    readonly text: string,
+    readonly log: DiagnosticLog,
+    private readonly baseUrl: string | undefined,
+    private readonly quietUnknown: boolean,
+  ) {}
+
+  directive(key: Key, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, line: number, lineStart: number): void {
+    const text = this.text;
+    const keyColumn = keyStart - lineStart + 1;
+    const valueColumn = valueStart - lineStart + 1;
+    switch (key) {
+      case Key.UserAgent: {
+        let g = this.current;
+        if (g === null || g.closed) {
+          g = {
+            agentValues: [],
+            agentTokens: [],
+            agentLines: [],
+            ruleStart: this.ruleLines.length,
+            ruleEnd: this.ruleLines.length,
+            crawlDelays: [],
+            closed: false,
+          };
+          this.groups.push(g);
+          this.current = g;
+        }
+        const value = text.slice(valueStart, valueEnd);
+        const { token, exact } = userAgentLineToken(value);
+        g.agentValues.push(value);
+        g.agentTokens.push(token);
+        g.agentLines.push(line);
+        if (!exact) this.log.add('invalid-product-token', token === '' ? 'warning' : 'info', line, valueColumn, token);
+        return;
+      }
+      case Key.Allow:
+      case Key.Disallow: {
+        const g = this.current;
+        if (g === null) {
+          this.log.add('rule-outside-group', 'error', line, keyColumn, text.slice(keyStart, keyEnd));
+          return;
+        }
+        g.closed = true;
+        // RFC 9309 §2.2.2: an empty value is no rule; the group still exists.
+        if (valueStart === valueEnd) return;
+        const c = text.charCodeAt(valueStart);
+        if (c !== 47 && c !== 42) this.log.add('pattern-not-path', 'warning', line, valueColumn, text.slice(valueStart, valueEnd));
+        this.ruleStarts.push(valueStart);
+        this.ruleEnds.push(valueEnd);
+        this.ruleLines.push(key === Key.Allow ? line : -line);
+        g.ruleEnd = this.ruleLines.length;
+        return;
+      }
+      case Key.CrawlDelay: {
+        const g = this.current;
+        if (g === null) {
+          this.log.add('rule-outside-group', 'error', line, keyColumn, text.slice(keyStart, keyEnd));
+          return;
+        }
+        // Crawl-delay is not a rule (RFC 9309 §2.2.4 "other records"): it neither starts nor ends a group.
+        const value = text.slice(valueStart, valueEnd);
+        const m = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?/i.exec(value);
+        const seconds = m ? Number(m[0]) : NaN;
+        if (!Number.isFinite(seconds)) {
+          this.log.add('invalid-crawl-delay', 'error', line, valueColumn, value);
+          return;
+        }
+        if (m![0].length !== value.length) this.log.add('invalid-crawl-delay', 'warning', line, valueColumn, value);
+        g.crawlDelays.push({ seconds, line, agents: g.agentLines.length });
+        return;
+      }
+      case Key.Sitemap:
+        this.sitemap(text.slice(valueStart, valueEnd), line, valueColumn);
+        return;
+      default: {
+        // A bare `http(s)://...` line: the tokenizer reads `http` as the key. Real files list sitemaps
+        // this way (a forgotten `Sitemap:`); take the URL as one, with a diagnostic.
+        const rawKey = text.slice(keyStart, keyEnd);
+        if (keyEnd - keyStart <= 5 && /^https?$/i.test(rawKey) && text.startsWith('//', valueStart) && !/\s/.test(text.slice(valueStart, valueEnd))) {
+          const url = text.slice(keyStart, valueEnd);
+          this.log.add('sitemap-without-key', 'warning', line, keyColumn, url);
+          this.addSitemap(url);
+          return;
+        }
+        if (!this.quietUnknown) this.log.add('unknown-directive', 'info', line, keyColumn, rawKey);
+      }
+    }
+  }
+
+  private addSitemap(url: string): void {
+    // The same sitemap listed twice is reported once.
+    if (!this.sitemaps.includes(url)) this.sitemaps.push(url);
+  }
+
+  private sitemap(value: string, line: number, column: number): void {
+    if (value === '') return;
+    // An absolute URL is kept exactly as written (case preserved); only relative ones are resolved.
+    if (/^[a-z][a-z0-9+.-]*:/i.test(value)) {
+      this.addSitemap(value);
+      return;
+    }
+    if (this.baseUrl !== undefined) {
+      try {
+        this.addSitemap(new URL(value, this.baseUrl).href);
+        this.log.add('relative-sitemap', 'info', line, column, value);
+        return;
+      } catch {
+        // falls through: dropped
+      }
+    }
+    this.log.add('relative-sitemap', 'error', line, column, value);
+  }
+
+  lenient(kind: Leniency, keyStart: number, keyEnd: number, line: number, lineStart: number): void {
+    const rawKey = this.text.slice(keyStart, keyEnd);
+    if (kind === Leniency.Misspelled) this.log.add('misspelled-directive', 'warning', line, keyStart - lineStart + 1, rawKey);
+    else this.log.add('missing-colon', 'warning', line, keyEnd - lineStart + 1, rawKey);
+  }
+
+  invalid(line: number, column: number): void {
+    if (!this.quietUnknown) this.log.add('invalid-line', 'warning', line, column);
+  }
+}
+
+function looksLikeHtml(text: string): boolean {
+  let i = 0;
+  while (i < text.length && i < 4096 && text.charCodeAt(i) <= 32) i++;
+  if (text.charCodeAt(i) !== 60 /* < */) return false;
+  const head = text.slice(i, i + 2048).toLowerCase();
+  return head.startsWith('<!doctype html') || head.includes('<html') || head.includes('<head') || head.includes('<body');
+}
+
+/** Parse into the shared model (used by parseRobotsTxt and lintRobotsTxt). Never throws. */
+export function buildModel(body: string | Uint8Array, options: ParseOptions | undefined): Model {
+  const maxBytes = options?.maxBytes ?? DEFAULT_MAX_BYTES;
+  const log = new DiagnosticLog();
+  let decoded;
+  try {
+    decoded = decodeBody(body ?? '', maxBytes > 0 ? maxBytes : DEFAULT_MAX_BYTES);
+  } catch {
+    decoded = { text: '', bom: false, invalidUtf8: false, truncatedBytes: 0 };
+  }
+  if (decoded.bom) log.add('bom', 'info', 0, 1);
+  if (decoded.invalidUtf8) log.add('non-utf8', 'warning', 0, 1);
+  const html = looksLikeHtml(decoded.text);
+  if (html) log.add('html-body', 'error', 0, 1);
+  // In an HTML page every markup line would be an unknown directive: report the page once instead.
+  const builder = new ModelBuilder(decoded.text, log, options?.url, html);
+  tokenize(decoded.text, builder);
+  builder.ruleStarts.trim();
+  builder.ruleEnds.trim();
+  builder.ruleLines.trim();
+  if (decoded.truncatedBytes > 0) log.add('truncated', 'warning', 0, 1, `${decoded.truncatedBytes} bytes past ${maxBytes}`);
+  return builder;
+}
