@@ -160,7 +160,7 @@ export async function run() {
   console.log('| measure | robots-gate | robots-parser 3.0.1 | ratio | target |');
   console.log('| --- | ---: | ---: | ---: | --- |');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  console.log(`\nAnswers differ from robots-parser on ${all.disagreements} of ${all.checked} corpus URLs (robots-parser's known deviations: percent-encoding, full User-Agent strings, no size cap; see test/parser).`);
+  console.log(`\nAnswers differ from robots-parser on ${all.disagreements} of ${all.checked} corpus URLs (see bench/README.md).`);
   console.log(`Adversarial answers: robots-gate ${adv.firstAllowed ? 'allowed' : 'disallowed'}, robots-parser ${adv.peerAllowed ? 'allowed' : 'disallowed'}.`);
   console.log(`Node ${process.version}; checks use absolute URL strings and the User-Agent "${UA}".`);
 }
