@@ -163,7 +163,8 @@ async function makespans() {
       // The crawl itself, as the servers saw it: first request start to last request start.
       const span = log.length ? Math.max(...log) - Math.min(...log) : NaN;
       rows.push([n, ms, span]);
-      await deleteKeys(`robots-gate:${run}:`);
+      await deleteKeys(`robots-gate:run:${run}:`);
+      await deleteKeys(`robots-gate:*.bench:${port}`); // the hosts' shared policies and rates
     }
   } finally {
     server.close();
@@ -201,7 +202,7 @@ async function inProcessMakespans() {
       const workers = [];
       for (let w = 0; w < n; w++) {
         const stores = await createRedisStores(REDIS_URL, { prefix });
-        const frontier = createRedisFrontier(stores.connection, { run: `r${n}`, worker: `w${w}`, minIntervalMs: DELAY_S * 1000, jitter: 0, concurrency: CONCURRENCY });
+        const frontier = createRedisFrontier(stores.connection, { prefix, run: `r${n}`, worker: `w${w}`, minIntervalMs: DELAY_S * 1000, jitter: 0, concurrency: CONCURRENCY });
         workers.push({ stores, frontier });
       }
       await Promise.all(workers.map(({ frontier }) => frontier.add(items)));

@@ -27,6 +27,9 @@ export interface Fleet {
   dir: string;
   listFile: string;
   run: string;
+  /** Key patterns this fleet leaves in Redis (the run's frontier and override marks, and the
+   *  policies and per-host state of its hosts, which are shared Redis-wide). */
+  keyPatterns: string[];
   close(): Promise<void>;
 }
 
@@ -57,6 +60,7 @@ export async function startFleet(tag: string): Promise<Fleet> {
   // interleave the hosts, as a real list would
   urls.sort((a, b) => Number(/p(\d+)$/.exec(a)![1]) - Number(/p(\d+)$/.exec(b)![1]) || a.localeCompare(b));
   const dir = mkdtempSync(join(tmpdir(), `rg-fleet-${tag}-`));
+  const run = `${tag}-${process.pid}-${Date.now()}`;
   const listFile = join(dir, 'urls.txt');
   writeFileSync(listFile, urls.join('\n') + '\n');
   return {
@@ -67,7 +71,8 @@ export async function startFleet(tag: string): Promise<Fleet> {
     allowed,
     dir,
     listFile,
-    run: `${tag}-${process.pid}-${Date.now()}`,
+    run,
+    keyPatterns: [`robots-gate:run:${run}:`, `robots-gate:*.${tag}.test:${hosts.port}`],
     close: async () => {
       await hosts.close();
       rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await fleet?.close();
-  await deleteKeys(`robots-gate:${fleet.run}:`);
+  for (const pattern of fleet?.keyPatterns ?? []) await deleteKeys(pattern);
 });
 
 describe('a worker killed mid-run', () => {
