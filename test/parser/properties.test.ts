@@ -93,4 +93,41 @@ describe('properties', () => {
       { numRuns: Number(process.env.FC_RUNS ?? 300) },
     );
   });
+
+  it('group selection and merging agree with a direct reading of RFC 9309 §2.2.1', () => {
+    // A file is a list of blocks: user-agent lines, then rules, then other lines that never end a group.
+    const names = ['a', 'A', 'b', '*', 'a/1.0', 'b images', '4x'];
+    const block = fc.record({
+      agents: fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }),
+      rules: fc.array(ruleArb, { maxLength: 4 }),
+      other: fc.array(fc.constantFrom('Sitemap: https://e.com/s.xml', 'Crawl-delay: 1', 'Foo: bar', ''), { maxLength: 2 }),
+    });
+    fc.assert(
+      fc.property(fc.array(block, { maxLength: 6 }), fc.constantFrom('a', 'A/2.0', 'b', 'c', 'Agent4'), pathArb, (blocks, ua, path) => {
+        const lines: string[] = [];
+        for (const b of blocks) {
+          lines.push(...b.agents.map((n) => `User-agent: ${n}`), ...b.other);
+          lines.push(...b.rules.map((x) => `${x.allow ? 'Allow' : 'Disallow'}: ${x.pattern}`));
+        }
+        // Reference: a group runs from its first user-agent line to the next user-agent line that follows
+        // a rule; adjacent blocks without rules share one group.
+        const groups: { names: string[]; rules: ReferenceRule[] }[] = [];
+        let open: { names: string[]; rules: ReferenceRule[] } | null = null;
+        for (const b of blocks) {
+          if (!open || open.rules.length > 0) groups.push((open = { names: [], rules: [] }));
+          open.names.push(...b.agents.map((n) => (n === '*' ? '*' : /^[A-Za-z_-]*/.exec(n)![0].toLowerCase())));
+          open.rules.push(...b.rules);
+        }
+        const token = /^[A-Za-z_-]+$/.test(ua.split('/')[0]!) ? ua.split('/')[0]!.toLowerCase() : null;
+        let applicable = token ? groups.filter((g) => g.names.includes(token)) : [];
+        if (applicable.length === 0) applicable = groups.filter((g) => g.names.includes('*'));
+        const r = parseRobotsTxt(lines.join('\n'));
+        if (path === '/robots.txt') return;
+        const got = r.check(path, ua);
+        expect(got.group === null).toBe(applicable.length === 0);
+        expect(got.allowed).toBe(referenceCheck(applicable.flatMap((g) => g.rules), path).allowed);
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 500) },
+    );
+  });
 });
