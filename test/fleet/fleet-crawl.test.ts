@@ -3,7 +3,8 @@
 // two request starts closer than its Crawl-delay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteKeys, redisUrl } from '../stores/redis-test-keys.js';
-import { auditRows, pageCounts, robotsFetches, shortGaps, startFleet, startWorker, TOTAL_URLS, type Fleet } from './fleet-harness.js';
+import { join } from 'node:path';
+import { auditRows, pageCounts, robotsFetches, runCli, shortGaps, startFleet, startWorker, TOTAL_URLS, type Fleet } from './fleet-harness.js';
 
 let fleet: Fleet;
 
@@ -35,5 +36,18 @@ describe('a fleet of four workers', () => {
     for (const file of new Set(rows.map((r) => r.file))) expect(rows.filter((r) => r.file === file).length).toBeGreaterThan(0);
     expect(rows.filter((r) => r.outcome === 'fetched').map((r) => r.url).sort()).toEqual([...fleet.allowed].sort());
     expect(rows.filter((r) => r.outcome === 'blocked')).toHaveLength(TOTAL_URLS - fleet.allowed.size);
+
+    // `robots-gate audit DIR` reads the four files as one, and every stamp checks out
+    const audit = await runCli(['audit', join(fleet.dir, 'out'), '--json']);
+    expect(audit.code, audit.stderr).toBe(0);
+    const runs = audit.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; worker?: string; outcomes?: Record<string, number> })
+      .filter((o) => o.type === 'run');
+    expect(runs.map((r) => r.worker).sort()).toEqual(['w1', 'w2', 'w3', 'w4']);
+    expect(runs.reduce((n, r) => n + (r.outcomes?.fetched ?? 0), 0)).toBe(fleet.allowed.size);
+    const verify = await runCli(['audit', join(fleet.dir, 'out'), '--verify']);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   }, 90_000);
 });

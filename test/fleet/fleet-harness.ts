@@ -121,6 +121,23 @@ export function startWorker(fleet: Fleet, redisUrl: string, name: string, env: R
   return { child, stderr: () => err, exit };
 }
 
+/** Run the CLI to the end (e.g. `audit DIR --json`). */
+export function runCli(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 /** Page requests (robots.txt aside) per URL, as the servers saw them. */
 export function pageCounts(fleet: Fleet): Map<string, number> {
   const counts = new Map<string, number>();
