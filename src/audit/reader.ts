@@ -98,6 +98,9 @@ export interface AuditReader {
   outcomeCounts(runId?: string): Partial<Record<AttemptOutcome, number>>;
   /** URLs settled by a final row (what `--resume` skips). */
   doneUrls(): Set<string>;
+  /** Redirect targets (from final 3xx rows) that no final row settles yet: what `--resume`
+   *  schedules again, with the URL that redirected there. */
+  pendingRedirects(): { url: string; parentUrl: string }[];
   close(): void;
 }
 
@@ -113,6 +116,8 @@ export class AuditReadError extends Error {
 interface Db {
   readonly file: string;
   readonly db: Database.Database;
+  /** The attempt columns to select (an audit written before `location` existed has NULL). */
+  readonly columns: string;
 }
 
 const ATTEMPT_COLUMNS = `seq, run_id AS runId, url, host, started_at AS startedAt, ended_at AS endedAt, outcome, status,
@@ -155,7 +160,9 @@ export function openAudit(dir: string): AuditReader {
   for (const file of files) {
     const full = path.join(base, file);
     try {
-      dbs.push({ file, db: openReadOnly(full) });
+      const db = openReadOnly(full);
+      const hasLocation = (db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[]).some((c) => c.name === 'location');
+      dbs.push({ file, db, columns: `${ATTEMPT_COLUMNS}, ${hasLocation ? 'location' : 'NULL AS location'}` });
     } catch (err) {
       for (const d of dbs) d.db.close();
       throw new AuditReadError(`cannot open audit file ${full}: ${(err as Error).message}`, { cause: err });
@@ -265,11 +272,11 @@ class MergedAudit implements AuditReader {
       args.push(filter.until);
     }
     const perFile = filter.limit !== undefined ? filter.limit + (filter.offset ?? 0) : undefined;
-    const sql = `SELECT ${ATTEMPT_COLUMNS} FROM attempts ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
+    const tail = `FROM attempts ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
       ORDER BY started_at, seq ${perFile !== undefined ? `LIMIT ${perFile | 0}` : ''}`;
     let rows: StoredAttempt[] = [];
-    for (const { file, db } of this.dbs) {
-      for (const r of db.prepare(sql).all(...args) as Record<string, unknown>[]) {
+    for (const { file, db, columns } of this.dbs) {
+      for (const r of db.prepare(`SELECT ${columns} ${tail}`).all(...args) as Record<string, unknown>[]) {
         rows.push(toAttempt(r, file));
       }
     }
@@ -434,6 +441,18 @@ class MergedAudit implements AuditReader {
       }
     }
     return done;
+  }
+
+  pendingRedirects(): { url: string; parentUrl: string }[] {
+    const done = this.doneUrls();
+    const out = new Map<string, string>();
+    for (const { db, columns } of this.dbs) {
+      if (columns.endsWith('NULL AS location')) continue;
+      for (const r of db.prepare('SELECT url, location FROM attempts WHERE final = 1 AND location IS NOT NULL').iterate() as Iterable<{ url: string; location: string }>) {
+        if (!done.has(r.location) && !out.has(r.location)) out.set(r.location, r.url);
+      }
+    }
+    return [...out].map(([url, parentUrl]) => ({ url, parentUrl }));
   }
 
   close(): void {

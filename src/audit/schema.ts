@@ -45,7 +45,8 @@ CREATE TABLE IF NOT EXISTS attempts (
   interval_ms INTEGER,
   error TEXT,
   attempt INTEGER NOT NULL DEFAULT 1,
-  final INTEGER NOT NULL DEFAULT 0
+  final INTEGER NOT NULL DEFAULT 0,
+  location TEXT
 );
 CREATE INDEX IF NOT EXISTS attempts_host ON attempts (host, started_at);
 CREATE INDEX IF NOT EXISTS attempts_url ON attempts (url);

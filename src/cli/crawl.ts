@@ -166,12 +166,14 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   const auditName = worker ? `audit-${worker.replace(/[^A-Za-z0-9_.-]/g, '_')}.sqlite` : 'audit.sqlite';
   let done = new Set<string>();
   let resumeOf: string | null = null;
+  let unfollowed: { url: string; parentUrl: string }[] = [];
   if (opts.resume) {
     if (auditFiles(outDir).length === 0) say(`nothing to resume in ${outDir}: starting afresh`);
     else {
       try {
         const reader = openAudit(outDir);
         done = reader.doneUrls();
+        unfollowed = reader.pendingRedirects();
         resumeOf = reader.runs().at(-1)?.runId ?? null;
         reader.close();
       } catch (err) {
@@ -241,7 +243,11 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         say((err as Error).message);
         return CRAWL_EXIT.usage;
       }
-    } else transport = new HttpTransport({ gate, timeoutMs });
+    } else {
+      // Redirects come back to the crawl, which schedules each target under its own host's
+      // politeness (a hop to another host must keep that host's interval too).
+      transport = new HttpTransport({ gate, timeoutMs, followRedirects: false });
+    }
     const job = new CrawlJob({
       gate,
       frontier,
@@ -286,6 +292,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     if (opts.resume && done.size) say(`resuming: ${list.urls.length - todo.length} URLs already settled, ${todo.length} to go`);
     await frontier.add(todo);
     job.expect(todo, minIntervalMs);
+    await job.resumeRedirects(unfollowed);
 
     let interrupts = 0;
     const onSignal = () => {

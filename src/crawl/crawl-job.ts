@@ -31,6 +31,9 @@ export interface CrawlJobOptions {
   readonly defaultBackoffMs?: number;
   /** Longest Retry-After honoured (ms); longer ones are cut to this. Default 3,600,000. */
   readonly maxBackoffMs?: number;
+  /** Redirect hops followed at most from a URL of the list (when the transport leaves
+   *  redirects to the crawl). Default 5. */
+  readonly maxRedirects?: number;
   /** Stops taking new URLs; requests in flight are aborted (their rows say so, not final). */
   readonly signal?: AbortSignal;
 }
@@ -97,6 +100,10 @@ interface RowParts {
   error?: string | null;
   attempt?: number;
   final: boolean;
+  location?: string | null;
+  /** This row settles its frontier item (default true; false for the later hops of a chain
+   *  the transport followed itself). */
+  settles?: boolean;
 }
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -104,6 +111,8 @@ export class CrawlJob {
   private readonly o: Required<Omit<CrawlJobOptions, 'signal'>> & { signal: AbortSignal | undefined };
   private readonly changedHosts = new Set<string>();
   private readonly visited = new Set<string>();
+  /** Redirect targets this job scheduled: where each came from, and how many hops deep. */
+  private readonly redirects = new Map<string, { parent: string; depth: number }>();
   private readonly hostStats = new Map<string, HostStats>();
   private readonly outcomes: Record<AttemptOutcome, number> = { fetched: 0, blocked: 0, skipped: 0, error: 0, overridden: 0 };
   private attempts = 0;
@@ -121,6 +130,7 @@ export class CrawlJob {
       maxRetries: 2,
       defaultBackoffMs: 10_000,
       maxBackoffMs: 3_600_000,
+      maxRedirects: 5,
       ...options,
       signal: options.signal,
     };
@@ -131,6 +141,12 @@ export class CrawlJob {
   expect(urls: readonly { host: string }[], minIntervalMs: number): void {
     this.minIntervalGuessMs = minIntervalMs;
     for (const { host } of urls) this.host(host).remaining++;
+  }
+
+  /** Schedule redirect targets left unfollowed by an earlier run (`--resume`), so a kill between
+   *  a 3xx and its target loses nothing. */
+  async resumeRedirects(targets: readonly { url: string; parentUrl: string }[]): Promise<void> {
+    for (const r of targets) await this.scheduleRedirect(r.parentUrl, r.url, 1);
   }
 
   /** Record an input line that is not a usable URL: a `skipped` row, reason `invalid-url` or
@@ -234,7 +250,7 @@ export class CrawlJob {
     try {
       decision = await gate.check(url);
     } catch (err) {
-      this.write({ url, host, startMs: checkedAt, endMs: Date.now(), outcome: 'error', reason: 'check-failed', error: errText(err), final: true, attempt: t.item.attempt });
+      this.write({ url, host, ...this.via(url), startMs: checkedAt, endMs: Date.now(), outcome: 'error', reason: 'check-failed', error: errText(err), final: true, attempt: t.item.attempt });
       await frontier.fail(t, Date.now(), { notSent: true });
       return;
     }
@@ -263,7 +279,7 @@ export class CrawlJob {
     await frontier.setHostPolicy(host, { crawlDelaySeconds, underOverride });
 
     if (!decision.allowed) {
-      this.write({ url, host, startMs: decidedAt, endMs: Date.now(), decision, outcome: 'blocked', final: true, attempt: t.item.attempt });
+      this.write({ url, host, ...this.via(url), startMs: decidedAt, endMs: Date.now(), decision, outcome: 'blocked', final: true, attempt: t.item.attempt });
       await frontier.complete(t, Date.now(), { notSent: true });
       return;
     }
@@ -294,11 +310,12 @@ export class CrawlJob {
       }
     }
 
+    const via = this.via(url);
     for (let i = 0; i < result.hops.length; i++) {
       const hop = result.hops[i]!;
       const isLast = i === result.hops.length - 1;
       this.write(
-        this.hopRow(hop, i === 0 ? null : result.hops[i - 1]!.url, host, t, {
+        this.hopRow(hop, i === 0 ? via : { kind: 'redirect', parentUrl: result.hops[i - 1]!.url }, i === 0, host, t, {
           retry,
           isLast,
           saved: isLast ? saved : undefined,
@@ -311,6 +328,10 @@ export class CrawlJob {
       await frontier.fail(t, last.endedAt);
       throw saveError instanceof OutputWriteError ? saveError : new OutputWriteError(errText(saveError), this.o.outDir, { cause: saveError });
     }
+
+    // A 3xx the transport left to us: its target is a request of its own, gated and spaced by
+    // its own host's politeness like any other.
+    if (result.redirectTo && !retry) await this.scheduleRedirect(url, result.redirectTo, (this.redirects.get(url)?.depth ?? 0) + 1);
 
     const sent = result.hops.some((h) => !h.blocked);
     const endedAt = last.endedAt;
@@ -335,6 +356,7 @@ export class CrawlJob {
       this.write({
         url: u,
         host,
+        ...this.via(u),
         startMs: now,
         endMs: now,
         decision,
@@ -360,7 +382,7 @@ export class CrawlJob {
       const at = Date.now();
       const d = await this.o.gate.check(p.url);
       if (d.allowed) continue;
-      this.write({ url: p.url, host, startMs: at, endMs: Date.now(), decision: d, outcome: 'blocked', final: true, attempt: p.attempt });
+      this.write({ url: p.url, host, ...this.via(p.url), startMs: at, endMs: Date.now(), decision: d, outcome: 'blocked', final: true, attempt: p.attempt });
       removed.push(p.url);
     }
     await this.o.frontier.remove(host, removed);
@@ -409,7 +431,8 @@ export class CrawlJob {
 
   private hopRow(
     hop: Hop,
-    parentUrl: string | null,
+    via: { kind: AttemptRow['kind']; parentUrl: string | null },
+    first: boolean,
     pageHost: string,
     t: TakenItem,
     x: { retry: boolean; isLast: boolean; saved: { savedPath: string; sha256: string } | undefined; bytes: number | null; saveError: unknown },
@@ -425,10 +448,9 @@ export class CrawlJob {
       reason = `http-${hop.status}`;
     } else outcome = hop.decision.overridden ? 'overridden' : 'fetched';
     if (x.saveError !== undefined) reason = 'save-failed';
-    const page = parentUrl === null;
     return {
       url: hop.url,
-      host: page ? pageHost : safeHost(hop.url),
+      host: first ? pageHost : safeHost(hop.url),
       startMs: hop.startedAt,
       endMs: hop.endedAt,
       decision: hop.decision,
@@ -438,15 +460,41 @@ export class CrawlJob {
       bytes: x.bytes,
       contentSha256: x.saved?.sha256 ?? null,
       savedPath: x.saved?.savedPath ?? null,
-      parentUrl,
-      kind: page ? 'page' : 'redirect',
-      waitReason: page ? t.waitReason : null,
-      intervalMs: page ? t.intervalMs : null,
+      parentUrl: via.parentUrl,
+      kind: via.kind,
+      waitReason: first ? t.waitReason : null,
+      intervalMs: first ? t.intervalMs : null,
       error: hop.error ? `${hop.error.code}: ${hop.error.message}` : x.saveError !== undefined ? errText(x.saveError) : null,
       attempt: t.item.attempt,
       // An aborted or retried attempt does not settle its URL; --resume will try it again.
       final: !x.retry && reason !== 'aborted' && reason !== 'save-failed',
+      settles: first,
+      location: hop.location,
     };
+  }
+
+  /** How a frontier item came to be: from the list (`page`) or as a redirect target. */
+  private via(url: string): { kind: AttemptRow['kind']; parentUrl: string | null } {
+    const r = this.redirects.get(url);
+    return r ? { kind: 'redirect', parentUrl: r.parent } : { kind: 'page', parentUrl: null };
+  }
+
+  private async scheduleRedirect(from: string, target: string, depth: number): Promise<void> {
+    if (depth > this.o.maxRedirects) return; // the 3xx row is the record; the chain stops here
+    let u: URL;
+    try {
+      u = new URL(target);
+    } catch {
+      return;
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return;
+    u.hash = '';
+    const href = u.href;
+    if (this.redirects.has(href)) return;
+    const added = await this.o.frontier.add([{ url: href, host: u.host }]);
+    if (added === 0) return; // already in the list (or fetched): it is, or was, a request of its own
+    this.redirects.set(href, { parent: from, depth });
+    this.host(u.host).remaining++;
   }
 
   /** Build the row (one object literal: this runs for every attempt). */
@@ -477,6 +525,7 @@ export class CrawlJob {
       error: p.error ?? null,
       attempt: p.attempt ?? 1,
       final: p.final,
+      location: p.location ?? null,
     };
   }
 
@@ -485,9 +534,8 @@ export class CrawlJob {
     this.o.audit.recordAttempt(this.row(p));
     this.attempts++;
     if (p.bytes) this.bytes += p.bytes;
-    const kind = p.kind ?? 'page';
-    if (!p.final || kind !== 'page') {
-      if (kind === 'page') this.noteInterval(p);
+    if (!p.final || p.settles === false) {
+      this.noteInterval(p);
       return;
     }
     this.outcomes[p.outcome]++;

@@ -19,17 +19,23 @@ export interface HttpTransportOptions {
   readonly maxBytes?: number;
   /** Whole request, body included (ms). Default 30,000. */
   readonly timeoutMs?: number;
+  /** Follow redirects here (default true). The crawl says false: it schedules each target as a
+   *  request of its own, so a hop to another host keeps that host's interval too; the result's
+   *  `redirectTo` names the target. */
+  readonly followRedirects?: boolean;
 }
 
 export class HttpTransport implements DocumentTransport {
   private readonly maxRedirects: number;
   private readonly maxBytes: number;
   private readonly timeoutMs: number;
+  private readonly follow: boolean;
 
   constructor(private readonly options: HttpTransportOptions) {
     this.maxRedirects = options.maxRedirects ?? 5;
     this.maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.follow = options.followRedirects ?? true;
   }
 
   async fetch(url: string, options: TransportFetchOptions = {}): Promise<TransportResult> {
@@ -54,7 +60,7 @@ export class HttpTransport implements DocumentTransport {
     };
     let res: Response;
     try {
-      res = await this.options.gate.fetch(url, { onHop, maxRedirects: this.maxRedirects, signal, redirect: 'follow' });
+      res = await this.options.gate.fetch(url, { onHop, maxRedirects: this.maxRedirects, signal, redirect: this.follow ? 'follow' : 'manual' });
     } catch (err) {
       const last = hops[hops.length - 1];
       // Blocked (RobotsBlockedError: the hop is recorded) or the redirect limit reached after a
@@ -82,7 +88,7 @@ export class HttpTransport implements DocumentTransport {
     const { body, truncated, error } = await this.readBody(res, timeout);
     const last = hops[hops.length - 1]!;
     hops[hops.length - 1] = { ...last, endedAt: Date.now(), headers, error };
-    return { hops, body, truncated };
+    return { hops, body, truncated, redirectTo: this.follow ? null : last.location };
   }
 
   private async readBody(res: Response, timeout: AbortSignal): Promise<{ body: Uint8Array; truncated: boolean; error: Hop['error'] }> {

@@ -34,6 +34,9 @@ export interface TransportResult {
   readonly body: Uint8Array;
   /** The body was cut at `maxBytes`. */
   readonly truncated: boolean;
+  /** Set when the fetch stopped at a 3xx the transport was told not to follow: the absolute
+   *  target, for the caller to schedule as a request of its own (under its host's politeness). */
+  readonly redirectTo?: string | null;
 }
 
 export interface TransportFetchOptions {
