@@ -64,6 +64,36 @@ describe('robots-gate crawl policies', () => {
     expect(ok[0]!.savedPath).toMatch(/^to\.test_\d+\/public$/);
   });
 
+  it("a redirect target keeps its own host's interval: hops from one host to another are spaced like any request", async () => {
+    let v!: VirtualHosts;
+    v = await hosts({
+      'short.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.end('User-agent: *\nAllow: /\n');
+        res.writeHead(301, { location: `${v.origin('long.test')}/doc${req.url}` }).end();
+      },
+      'long.test': site('User-agent: *\nCrawl-delay: 0.3\n'),
+    });
+    const list = [1, 2, 3, 4].map((i) => `${v.origin('short.test')}/${i}`).join('\n') + `\n${v.origin('long.test')}/own\n`;
+    const dir = tmp();
+    const out = path.join(dir, 'o');
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', out, '--min-interval', '50', '--concurrency', '8', ...resolveArgs(v)], { stdin: list });
+    expect(r.code).toBe(0);
+    const seen = pages(v.requests('long.test'));
+    expect(seen.map((q) => q.path).sort()).toEqual(['/doc/1', '/doc/2', '/doc/3', '/doc/4', '/own']);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.startedAt - seen[i - 1]!.endedAt!).toBeGreaterThanOrEqual(300);
+    const a = openAudit(out);
+    const targets = a.attempts({ kind: 'redirect' });
+    const sources = a.attempts({ host: `short.test:${v.port}` });
+    a.close();
+    expect(targets.map((x) => [new URL(x.parentUrl!).pathname, x.status, x.final]).sort()).toEqual([
+      ['/1', 200, true],
+      ['/2', 200, true],
+      ['/3', 200, true],
+      ['/4', 200, true],
+    ]);
+    expect(sources.every((x) => x.status === 301 && x.location === `${v.origin('long.test')}/doc${new URL(x.url).pathname}`)).toBe(true);
+  });
+
   it('a Crawl-delay over --max-crawl-delay skips the host with a reason; --clamp-crawl-delay keeps it at the maximum', async () => {
     const v = await hosts({ 'slowpoke.test': site('User-agent: *\nCrawl-delay: 5\n') });
     const list = [1, 2, 3].map((i) => `${v.origin('slowpoke.test')}/p${i}`).join('\n') + '\n';
