@@ -9,8 +9,6 @@ interface LintRule {
   readonly allow: boolean;
   readonly source: string;
   readonly line: number;
-  /** 1-based column of the pattern. */
-  readonly column: number;
   readonly pattern: CompiledPattern;
   readonly key: string;
 }
@@ -30,18 +28,11 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
       const source = rulePattern(model, i);
       const pattern = compilePattern(source);
       // Same match key and same octets: the two rules decide the same URLs the same way.
-      rules.push({ allow: l > 0, source, line: Math.abs(l), column: columnOf(model.text, model.ruleStarts.get(i)), pattern, key: patternKey(pattern) + ' ' + pattern.priority });
+      rules.push({ allow: l > 0, source, line: Math.abs(l), pattern, key: patternKey(pattern) + ' ' + pattern.priority });
     }
-    checkGroup(rules, (code, severity, rule) => log.add(code, severity, rule.line, rule.column, rule.source));
+    checkGroup(rules, (code, severity, rule) => log.add(code, severity, rule.line, 1, rule.source));
   }
   return log.list.slice().sort((a, b) => a.line - b.line || (a.column ?? 1) - (b.column ?? 1));
-}
-
-/** 1-based column of text offset `at`: the distance from the line's start (LF, CR or the file start). */
-function columnOf(text: string, at: number): number {
-  let i = at - 1;
-  while (i >= 0 && text.charCodeAt(i) !== 10 && text.charCodeAt(i) !== 13) i--;
-  return at - i;
 }
 
 type Report = (code: 'conflicting-rules' | 'duplicate-rule' | 'shadowed-rule', severity: 'warning' | 'info', rule: LintRule) => void;

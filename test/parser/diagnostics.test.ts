@@ -44,10 +44,10 @@ describe('lintRobotsTxt', () => {
     ].join('\n');
     expect(summary(lintRobotsTxt(body))).toEqual([
       '1:1 error rule-outside-group',
-      '3:11 warning conflicting-rules',
-      '4:11 info duplicate-rule',
-      '6:11 warning shadowed-rule',
-      '9:8 info duplicate-rule',
+      '3:1 warning conflicting-rules',
+      '4:1 info duplicate-rule',
+      '6:1 warning shadowed-rule',
+      '9:1 info duplicate-rule',
       '10:14 error invalid-crawl-delay',
     ]);
     // Matching's parse does not pay for these checks.
