@@ -65,13 +65,19 @@ export class RuleIndex {
     const seenDisallow = new Set<string>();
     const unique: number[] = [];
     const raws: string[] = [];
-    let previous = -1;
+    let previousRaw = '';
+    let previousAllow = false;
     for (const id of ids) {
-      // Runs of one repeated line are the common case: compare with the previous rule in place first.
-      if (previous >= 0 && sameRule(source, previous, id)) continue;
-      previous = id;
-      const raw = text.slice(source.ruleStarts.get(id), source.ruleEnds.get(id));
-      const seen = source.ruleLines.get(id) > 0 ? seenAllow : seenDisallow;
+      const start = source.ruleStarts.get(id);
+      const length = source.ruleEnds.get(id) - start;
+      const allow = source.ruleLines.get(id) > 0;
+      // Runs of one repeated line are the common case: compare with the previous rule in place
+      // (native startsWith, no slice) before hashing anything.
+      if (allow === previousAllow && length === previousRaw.length && text.startsWith(previousRaw, start)) continue;
+      const raw = text.slice(start, start + length);
+      previousRaw = raw;
+      previousAllow = allow;
+      const seen = allow ? seenAllow : seenDisallow;
       if (seen.has(raw)) continue;
       seen.add(raw);
       unique.push(id);
@@ -145,7 +151,7 @@ export class RuleIndex {
     const entryFirst: number[] = [];
     const entryParent: number[] = [];
     const stack: number[] = []; // entry numbers whose prefix is a prefix of the current one
-    previous = -1;
+    let previous = -1;
     for (let k = 0; k < n; k++) {
       const i = order[k]!;
       this.prefixStart[k] = pStart[i]!;
@@ -271,18 +277,6 @@ export class RuleIndex {
     }
     return best < 0 ? -1 : this.ruleId[best]!;
   }
-}
-
-/** Same type and same text? Compared in place, without slicing. */
-function sameRule(source: RuleSource, a: number, b: number): boolean {
-  if (source.ruleLines.get(a) > 0 !== source.ruleLines.get(b) > 0) return false;
-  const sa = source.ruleStarts.get(a);
-  const sb = source.ruleStarts.get(b);
-  const len = source.ruleEnds.get(a) - sa;
-  if (source.ruleEnds.get(b) - sb !== len) return false;
-  const text = source.text;
-  for (let k = 0; k < len; k++) if (text.charCodeAt(sa + k) !== text.charCodeAt(sb + k)) return false;
-  return true;
 }
 
 /** Three characters of normalised (ASCII) text as one number. */
