@@ -161,8 +161,9 @@ export function openAudit(dir: string): AuditReader {
     const full = path.join(base, file);
     try {
       const db = openReadOnly(full);
-      const hasLocation = (db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[]).some((c) => c.name === 'location');
-      dbs.push({ file, db, columns: `${ATTEMPT_COLUMNS}, ${hasLocation ? 'location' : 'NULL AS location'}` });
+      const names = new Set((db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[]).map((c) => c.name));
+      const optional = ['location', 'headers'].map((c) => (names.has(c) ? c : `NULL AS ${c}`)).join(', ');
+      dbs.push({ file, db, columns: `${ATTEMPT_COLUMNS}, ${optional}` });
     } catch (err) {
       for (const d of dbs) d.db.close();
       throw new AuditReadError(`cannot open audit file ${full}: ${(err as Error).message}`, { cause: err });
@@ -447,7 +448,7 @@ class MergedAudit implements AuditReader {
     const done = this.doneUrls();
     const out = new Map<string, string>();
     for (const { db, columns } of this.dbs) {
-      if (columns.endsWith('NULL AS location')) continue;
+      if (columns.includes('NULL AS location')) continue;
       for (const r of db.prepare('SELECT url, location FROM attempts WHERE final = 1 AND location IS NOT NULL').iterate() as Iterable<{ url: string; location: string }>) {
         if (!done.has(r.location) && !out.has(r.location)) out.set(r.location, r.url);
       }
@@ -466,6 +467,7 @@ function toAttempt(r: Record<string, unknown>, file: string): StoredAttempt {
     ...(r as unknown as StoredAttempt),
     policyStatus: status !== null && /^\d+$/.test(status) ? Number(status) : status,
     final: r.final === 1,
+    headers: typeof r.headers === 'string' ? (JSON.parse(r.headers) as Record<string, string>) : null,
     file,
   };
 }

@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS attempts (
   error TEXT,
   attempt INTEGER NOT NULL DEFAULT 1,
   final INTEGER NOT NULL DEFAULT 0,
-  location TEXT
+  location TEXT,
+  headers TEXT
 );
 CREATE INDEX IF NOT EXISTS attempts_host ON attempts (host, started_at);
 CREATE INDEX IF NOT EXISTS attempts_url ON attempts (url);

@@ -41,6 +41,8 @@ export interface AttemptRow {
   readonly error: string | null;
   /** 1 for the first try of a URL; a retry after a 429/503 back-off has 2, 3, … (absent: 1). */
   readonly attempt?: number;
+  /** Response headers of the request (lower-case names), when it was answered. */
+  readonly headers?: Readonly<Record<string, string>> | null;
   /** The Location of a 3xx answer (absolute); the crawl schedules it as a request of its own. */
   readonly location?: string | null;
   /** True when this row settles its URL for the run (no further attempt follows): `--resume`

@@ -101,6 +101,7 @@ interface RowParts {
   attempt?: number;
   final: boolean;
   location?: string | null;
+  headers?: Readonly<Record<string, string>> | null;
   /** This row settles its frontier item (default true; false for the later hops of a chain
    *  the transport followed itself). */
   settles?: boolean;
@@ -470,6 +471,7 @@ export class CrawlJob {
       final: !x.retry && reason !== 'aborted' && reason !== 'save-failed',
       settles: first,
       location: hop.location,
+      headers: hop.status !== null ? hop.headers : null,
     };
   }
 
@@ -526,6 +528,7 @@ export class CrawlJob {
       attempt: p.attempt ?? 1,
       final: p.final,
       location: p.location ?? null,
+      headers: p.headers ?? null,
     };
   }
 

@@ -119,6 +119,7 @@ describe('robots-gate crawl', () => {
       for (const a of rows.filter((x) => x.outcome === 'fetched')) {
         const body = fs.readFileSync(path.join(out, a.savedPath!));
         expect(createHash('sha256').update(body).digest('hex')).toBe(a.contentSha256);
+        expect(a.headers?.['content-type']).toBe('text/html');
       }
       // The JSONL stream holds the same attempts.
       const lines = fs.readFileSync(jsonl, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
