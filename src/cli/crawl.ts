@@ -167,6 +167,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   let done = new Set<string>();
   let resumeOf: string | null = null;
   let unfollowed: { url: string; parentUrl: string }[] = [];
+  if (!opts.resume && !opts.redis && auditFiles(outDir).includes(auditName)) {
+    say(`${path.join(outDir, auditName)} holds earlier runs: this run is added to it (--resume skips the URLs they settled)`);
+  }
   if (opts.resume) {
     if (auditFiles(outDir).length === 0) say(`nothing to resume in ${outDir}: starting afresh`);
     else {
