@@ -115,20 +115,28 @@ function heapPerFile(corpus, make) {
   return (after - before) / totalBytes;
 }
 
+// The first check compiles the group's rules (15,000 identical lines merged into one); it is timed on
+// 7 fresh parses and the median reported, since one sample on a shared machine is mostly noise.
 function adversarial() {
   const line = 'Disallow: /*a*a*a*a*a*a*a*a*a*a*b\n';
   const body = 'User-agent: *\n' + line.repeat(Math.floor((500 * 1024 - 14) / line.length));
   const url = 'https://example.com/' + 'a'.repeat(2000);
-  const gate = parseRobotsTxt(body);
-  let t = performance.now();
-  const firstAllowed = gate.isAllowed(url, UA);
-  const gateFirst = performance.now() - t;
+  const firsts = [];
+  let gate;
+  let firstAllowed;
+  for (let i = 0; i < 7; i++) {
+    gate = parseRobotsTxt(body);
+    const t = performance.now();
+    firstAllowed = gate.isAllowed(url, UA);
+    firsts.push(performance.now() - t);
+  }
+  firsts.sort((a, b) => a - b);
   const { iterations, ms } = timeLoop(() => gate.isAllowed(url, UA), 200);
   const peer = robotsParser(ROBOTS_URL, body);
-  t = performance.now();
+  const t = performance.now();
   const peerAllowed = peer.isAllowed(url, UA);
   const peerMs = performance.now() - t;
-  return { bytes: body.length, gateFirst, gateRepeat: ms / iterations, peerMs, firstAllowed, peerAllowed };
+  return { bytes: body.length, gateFirst: firsts[3], gateRepeat: ms / iterations, peerMs, firstAllowed, peerAllowed };
 }
 
 export async function run() {
@@ -155,7 +163,7 @@ export async function run() {
     [`checks/s, files with > ${BIG_RULES.toLocaleString('en-US')} rules`, fmt(bigChecks.gate), fmt(bigChecks.peer), `${(bigChecks.gate / bigChecks.peer).toFixed(0)}×`, '≥ 20×'],
     ['heap per parsed file / file size', `${heapGate.toFixed(2)}× (${heapGateUsed.toFixed(2)}× after a check)`, `${heapPeer.toFixed(2)}×`, `${(heapPeer / heapGate).toFixed(1)}× less`, '≤ 3× size'],
     ...heapBig.map((h) => [`heap / size after a check: ${h.name}`, `${h.ratio.toFixed(2)}×`, '', '', '≤ 3× size']),
-    [`adversarial: ${(adv.bytes / 1024).toFixed(0)} KiB of \`Disallow: /*a*a*a*a*a*a*a*a*a*a*b\`, 2,000-char path`, `${adv.gateFirst.toFixed(2)} ms first (compile), ${(adv.gateRepeat * 1000).toFixed(1)} µs after`, `${fmt(adv.peerMs)} ms`, `${(adv.peerMs / adv.gateFirst).toFixed(0)}×`, '< 10 ms'],
+    [`adversarial: ${(adv.bytes / 1024).toFixed(0)} KiB of \`Disallow: /*a*a*a*a*a*a*a*a*a*a*b\`, 2,000-char path`, `${adv.gateFirst.toFixed(2)} ms first check (compiles; median of 7), ${(adv.gateRepeat * 1000).toFixed(1)} µs each after`, `${fmt(adv.peerMs)} ms`, `${(adv.peerMs / adv.gateFirst).toFixed(0)}×`, '< 10 ms'],
   ];
   console.log('| measure | robots-gate | robots-parser 3.0.1 | ratio | target |');
   console.log('| --- | ---: | ---: | ---: | --- |');
