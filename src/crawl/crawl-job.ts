@@ -108,6 +108,11 @@ interface RowParts {
 }
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * One crawl: `expect()` the URLs added to the frontier, then `run()`. Listens to the gate's
+ * 'policy' (texts into the audit) and 'policy-change' (change rows, queue re-evaluation) events
+ * while it runs. Every attempt gets its row before the frontier is told the URL is done.
+ */
 export class CrawlJob {
   private readonly o: Required<Omit<CrawlJobOptions, 'signal'>> & { signal: AbortSignal | undefined };
   private readonly changedHosts = new Set<string>();
@@ -255,11 +260,10 @@ export class CrawlJob {
       await frontier.fail(t, Date.now(), { notSent: true });
       return;
     }
-    // A policy change seen by that check (or an earlier one) re-evaluates the host's queue
-    // before anything more is sent to it.
-    // On a host's first visit, and after a policy change, its queue is put to the policy now:
-    // the URLs it disallows are recorded and leave the queue at once instead of waiting their
-    // turn behind the host's interval (and the ETA counts only what will be sent).
+    // On a host's first visit, and after a policy change seen by that check (or an earlier one),
+    // its queue is put to the policy now, before anything more is sent to it: the URLs it
+    // disallows are recorded and leave the queue at once instead of waiting their turn behind
+    // the host's interval (and the ETA counts only what will be sent).
     if (this.changedHosts.delete(host) || !this.visited.has(host)) {
       this.visited.add(host);
       await this.reEvaluate(host);
