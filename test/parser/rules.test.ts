@@ -111,4 +111,15 @@ describe('rules', () => {
       expect({ path, allowed: r.isAllowed(path, 'Bot') }).toEqual({ path, allowed: expected.allowed });
     }
   });
+
+  it('answers the adversarial 500 KiB wildcard file on a 2,000-octet path (no backtracking blow-up)', () => {
+    const line = 'Disallow: /*a*a*a*a*a*a*a*a*a*a*b\n';
+    const body = 'User-agent: *\n' + line.repeat(Math.floor((500 * 1024 - 14) / line.length));
+    const r = parseRobotsTxt(body);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.isAllowed('/' + 'a'.repeat(2000), 'Bot')).toBe(true);
+    expect(r.check('/' + 'a'.repeat(2000) + 'b', 'Bot')).toMatchObject({ allowed: false, rule: { line: 2 } });
+    expect(r.isAllowed('/' + 'a'.repeat(9) + 'b', 'Bot')).toBe(true);
+    expect(r.isAllowed('/' + 'a'.repeat(10) + 'b', 'Bot')).toBe(false);
+  });
 });
