@@ -260,6 +260,14 @@ export class CrawlJob {
       await frontier.fail(t, Date.now(), { notSent: true });
       return;
     }
+    // A Crawl-delay over the maximum skips the host: every URL of it, allowed or not.
+    const hs = this.host(host);
+    const delay = decision.crawlDelaySeconds;
+    if (delay !== undefined && delay > this.o.maxCrawlDelaySeconds && !this.o.clampCrawlDelay) {
+      this.changedHosts.delete(host);
+      await this.skipHost(t, decision, delay);
+      return;
+    }
     // On a host's first visit, and after a policy change seen by that check (or an earlier one),
     // its queue is put to the policy now, before anything more is sent to it: the URLs it
     // disallows are recorded and leave the queue at once instead of waiting their turn behind
@@ -272,12 +280,6 @@ export class CrawlJob {
     // so a policy-change boundary always falls before the attempts it governs.
     const decidedAt = Date.now();
 
-    const hs = this.host(host);
-    const delay = decision.crawlDelaySeconds;
-    if (delay !== undefined && delay > this.o.maxCrawlDelaySeconds && !this.o.clampCrawlDelay) {
-      await this.skipHost(t, decision, delay);
-      return;
-    }
     const crawlDelaySeconds = delay === undefined ? undefined : Math.min(delay, this.o.maxCrawlDelaySeconds);
     hs.crawlDelaySeconds = crawlDelaySeconds;
     const underOverride = await gate.isUnderOverride(host);

@@ -95,16 +95,17 @@ describe('robots-gate crawl policies', () => {
   });
 
   it('a Crawl-delay over --max-crawl-delay skips the host with a reason; --clamp-crawl-delay keeps it at the maximum', async () => {
-    const v = await hosts({ 'slowpoke.test': site('User-agent: *\nCrawl-delay: 5\n') });
-    const list = [1, 2, 3].map((i) => `${v.origin('slowpoke.test')}/p${i}`).join('\n') + '\n';
+    const v = await hosts({ 'slowpoke.test': site('User-agent: *\nCrawl-delay: 5\nDisallow: /private\n') });
+    const list = [1, 2, 3].map((i) => `${v.origin('slowpoke.test')}/p${i}`).join('\n') + `\n${v.origin('slowpoke.test')}/private\n`;
     const dir = tmp();
     const skipped = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'a'), '--min-interval', '50', '--max-crawl-delay', '0.3', ...resolveArgs(v)], { stdin: list });
     expect(skipped.code).toBe(0);
     expect(pages(v.log)).toEqual([]);
-    expect(skipped.stdout).toMatch(/skipped\s+3/);
+    // Every URL of the host is skipped, the disallowed one too: the host is not crawled at all.
+    expect(skipped.stdout).toMatch(/skipped\s+4/);
     expect(skipped.stdout).toMatch(/skipped: Crawl-delay 5 s is over the maximum 0\.3 s/);
     let a = openAudit(path.join(dir, 'a'));
-    expect(a.attempts().map((x) => [x.outcome, x.reason])).toEqual(Array(3).fill(['skipped', 'crawl-delay-too-long']));
+    expect(a.attempts().map((x) => [x.outcome, x.reason])).toEqual(Array(4).fill(['skipped', 'crawl-delay-too-long']));
     a.close();
 
     const clamped = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'b'), '--min-interval', '50', '--max-crawl-delay', '0.3', '--clamp-crawl-delay', ...resolveArgs(v)], { stdin: list });
