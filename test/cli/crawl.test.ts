@@ -233,6 +233,46 @@ describe('robots-gate crawl', () => {
     expect([...count.values()].filter((n) => n > 1).length).toBeLessThanOrEqual(3);
   });
 
+  it('--resume schedules a redirect target that a kill left unfetched', async () => {
+    let v!: VirtualHosts;
+    v = await hosts({
+      'src.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.end('User-agent: *\nAllow: /\n');
+        res.writeHead(301, { location: `${v.origin('dst.test')}/target` }).end();
+      },
+      // A slow robots.txt keeps the target waiting long enough to kill the crawl before it.
+      'dst.test': (req, res) => {
+        if (req.url === '/robots.txt') return void setTimeout(() => res.end('User-agent: *\nAllow: /\n'), 1500);
+        res.end('target page');
+      },
+    });
+    const dir = tmp();
+    const out = path.join(dir, 'out');
+    const list = urlFile(dir, [`${v.origin('src.test')}/moved`]);
+    const args = ['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '50', ...resolveArgs(v)];
+    const first = await runCli(args, {
+      onStart: (child) => {
+        const poll = setInterval(() => {
+          if (v.requests('dst.test', '/robots.txt').length > 0) {
+            clearInterval(poll);
+            setTimeout(() => child.kill('SIGKILL'), 100);
+          }
+        }, 5);
+        child.once('close', () => clearInterval(poll));
+      },
+    });
+    expect(first.signal).toBe('SIGKILL');
+    expect(v.requests('dst.test', '/target')).toEqual([]);
+    const second = await runCli([...args, '--resume']);
+    expect(second.code).toBe(0);
+    expect(v.requests('dst.test', '/target')).toHaveLength(1);
+    expect(v.requests('src.test', '/moved')).toHaveLength(1);
+    const a = openAudit(out);
+    const target = a.attempts({ url: `${v.origin('dst.test')}/target` });
+    a.close();
+    expect(target.map((x) => [x.kind, x.outcome, x.status, x.parentUrl])).toEqual([['redirect', 'fetched', 200, `${v.origin('src.test')}/moved`]]);
+  });
+
   it('keeps documents of hostile URLs inside --out', async () => {
     const v = await hosts({ 'evil.test': site('User-agent: *\nAllow: /\n') });
     const o = v.origin('evil.test');
