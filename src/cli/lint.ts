@@ -88,14 +88,27 @@ function colours(enabled: boolean) {
   return { bold: wrap('1'), dim: wrap('2'), error: wrap('1;31'), warning: wrap('1;33'), info: wrap('1;36') };
 }
 
+/**
+ * `s` safe to write to a terminal: the file being linted may be hostile, and an escape sequence
+ * (ESC, CSI, OSC...) copied from it could retitle the window, clear the screen or forge output.
+ * Each C0 control but tab becomes its Control Picture (U+2400 + code), DEL becomes U+2421, C1
+ * controls and bidirectional overrides become U+FFFD: one character for one, so carets still line up.
+ */
+export function printable(s: string): string {
+  return s.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (ch) => {
+    const c = ch.charCodeAt(0);
+    return c < 0x20 ? String.fromCharCode(0x2400 + c) : c === 0x7f ? '\u2421' : '\ufffd';
+  });
+}
+
 /** `file:line:col: severity: message [code]`, the line, and a caret under the column. */
 export function formatDiagnostic(name: string, d: Diagnostic, lines: readonly string[], colour: boolean): string {
   const c = colours(colour);
-  const where = d.line > 0 ? `${name}:${d.line}:${d.column ?? 1}` : name;
-  let out = `${c.bold(`${where}:`)} ${c[d.severity](`${d.severity}:`)} ${d.message} ${c.dim(`[${d.code}]`)}`;
+  const where = d.line > 0 ? `${printable(name)}:${d.line}:${d.column ?? 1}` : printable(name);
+  let out = `${c.bold(`${where}:`)} ${c[d.severity](`${d.severity}:`)} ${printable(d.message)} ${c.dim(`[${d.code}]`)}`;
   const text = d.line > 0 ? lines[d.line - 1] : undefined;
   if (text !== undefined) {
-    const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+    const shown = printable(text.length > 200 ? `${text.slice(0, 200)}…` : text);
     const gutter = String(d.line).padStart(5);
     // Keep tabs under tabs so the caret lines up whatever the terminal's tab width.
     const pad = shown.slice(0, Math.max(0, (d.column ?? 1) - 1)).replace(/[^\t]/g, ' ');
@@ -126,7 +139,7 @@ Exit codes: 0 clean (notes only), 1 warnings, 2 errors (or a usage error), 3 not
       try {
         source = await load(target, opts);
       } catch (err) {
-        process.stderr.write(`robots-gate lint: ${(err as Error).message}\n`);
+        process.stderr.write(`robots-gate lint: ${printable((err as Error).message)}\n`);
         process.exitCode = LINT_EXIT.unreadable;
         return;
       }
@@ -144,7 +157,7 @@ Exit codes: 0 clean (notes only), 1 warnings, 2 errors (or a usage error), 3 not
       const count = (s: Diagnostic['severity']) => diagnostics.filter((d) => d.severity === s).length;
       const errors = count('error');
       const warnings = count('warning');
-      process.stderr.write(`${source.name}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${plural(count('info'), 'note')}\n`);
+      process.stderr.write(`${printable(source.name)}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${plural(count('info'), 'note')}\n`);
       process.exitCode = errors ? LINT_EXIT.errors : warnings ? LINT_EXIT.warnings : LINT_EXIT.clean;
     });
 }

@@ -1,0 +1,40 @@
+// `robots-gate lint` on hostile files: what it prints must never drive the terminal.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './cli.js';
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'rg-hostile-lint-'));
+});
+afterAll(() => {
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('lint of a file holding terminal escape sequences', () => {
+  it('prints no control character but newline and tab, in the line shown and in the message', async () => {
+    const file = path.join(tmp, 'escapes.txt');
+    // OSC (retitle the window), CSI (clear the screen), a bidi override, DEL, and a C1 CSI.
+    writeFileSync(file, 'User-agent: *\nDis\x1b]0;pwned\x07allow: /x\x1b[2J\u202e\x7f\x9b31m\n');
+    const r = await runCli(['lint', file]);
+    expect(r.code).toBe(0); // an unknown directive is only a note
+    expect(r.stdout).toContain('unknown-directive');
+    expect(r.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/);
+    expect(r.stdout).toContain('\u241b]0;pwned\u2407'); // ESC and BEL shown as Control Pictures
+  });
+
+  it('keeps the caret under the column when controls are replaced one for one', async () => {
+    const file = path.join(tmp, 'caret.txt');
+    writeFileSync(file, 'User-agent: *\n\x1b\x1bDisallow x\n');
+    const r = await runCli(['lint', file]);
+    const lines = r.stdout.split('\n');
+    const shown = lines.findIndex((l) => l.includes('\u241b\u241bDisallow x'));
+    expect(shown).toBeGreaterThanOrEqual(0);
+    const textStart = lines[shown]!.indexOf('|') + 2;
+    const caret = lines[shown + 1]!.indexOf('^');
+    expect(caret).toBeGreaterThanOrEqual(textStart);
+    expect(caret - textStart).toBeLessThan(lines[shown]!.length - textStart);
+  });
+});
