@@ -44,8 +44,10 @@ describe('Redis lost mid-run', () => {
     const exits = await Promise.all(workers.map((w) => w.exit));
     for (const [i, e] of exits.entries()) expect(e, workers[i]!.stderr()).toEqual({ code: 0, signal: null });
 
-    // A request already granted may still leave in the first instant; after that, none.
-    const during = fleet.hosts.log.filter((r) => r.startedAt > stoppedAt + 100 && r.startedAt < resumedAt);
+    // A request whose last Redis call answered just before the pause may still leave (and be
+    // logged a little late on a busy machine); after that, none for the rest of the 2 s, where
+    // 8 hosts at 0.2-0.5 s would otherwise see some thirty requests.
+    const during = fleet.hosts.log.filter((r) => r.startedAt > stoppedAt + 250 && r.startedAt < resumedAt);
     expect(during.map((r) => `${r.host}${r.path} at +${(r.startedAt - stoppedAt).toFixed(0)} ms`)).toEqual([]);
     expect(fleet.hosts.log.some((r) => r.startedAt >= resumedAt)).toBe(true);
 
