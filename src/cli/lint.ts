@@ -2,7 +2,7 @@
 // the parser's costlier lint-only checks), printed like a compiler's.
 import { open } from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { parseRobotsTxt } from '../parser/index.js';
+import { decodeRobotsText, parseRobotsTxt } from '../parser/index.js';
 import type { Diagnostic } from '../parser/types.js';
 import { allDiagnostics } from '../web/diagnostics.js';
 import { fetchRobotsForTool } from '../web/fetch-robots.js';
@@ -78,9 +78,9 @@ async function load(target: string, opts: LintOptions): Promise<Source> {
   return { name: r.finalUrl, bytes: r.bytes!, url: r.finalUrl };
 }
 
-/** The file's lines as the parser numbers them (CR, LF and CRLF each end a line). */
+/** The file's lines as the parser decodes and numbers them (CR, LF and CRLF each end a line). */
 function splitLines(bytes: Uint8Array): string[] {
-  return new TextDecoder('utf-8').decode(bytes).replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
+  return decodeRobotsText(bytes).split(/\r\n|\r|\n/);
 }
 
 function colours(enabled: boolean) {

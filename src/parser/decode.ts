@@ -8,6 +8,8 @@ export interface DecodedBody {
   readonly text: string;
   readonly bom: boolean;
   readonly invalidUtf8: boolean;
+  /** The body was UTF-16 with a byte-order mark, and was decoded as such (`le` or `be`). */
+  readonly utf16?: 'le' | 'be';
   /** Bytes ignored past maxBytes (including the dropped partial line); 0 when nothing was cut. */
   readonly truncatedBytes: number;
 }
@@ -20,6 +22,13 @@ export function decodeBody(body: string | Uint8Array | ArrayBuffer, maxBytes: nu
   if (typeof body === 'string') return fromString(body, maxBytes);
   if (body instanceof ArrayBuffer) body = new Uint8Array(body);
   if (!(body instanceof Uint8Array)) return fromString(String(body ?? ''), maxBytes);
+  // RFC 9309 §2.2 says UTF-8, but real servers send UTF-16 files with a BOM (store.usps.com and
+  // www.myvue.com do). Read as UTF-8, every line would be "U\0s\0e\0r..." and the whole file lost,
+  // which opens the site; a UTF-16 BOM is unambiguous (FF FE / FE FF are never valid UTF-8), so we
+  // decode the file as its author wrote it and report that it is not UTF-8.
+  if (body.length >= 2 && ((body[0] === 0xff && body[1] === 0xfe) || (body[0] === 0xfe && body[1] === 0xff))) {
+    return fromUtf16(body, body[0] === 0xff ? 'le' : 'be', maxBytes);
+  }
   let start = 0;
   let bom = false;
   if (body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) {
@@ -45,6 +54,39 @@ export function decodeBody(body: string | Uint8Array | ArrayBuffer, maxBytes: nu
   } catch {
     return { text: lenientDecoder.decode(view), bom, invalidUtf8: true, truncatedBytes };
   }
+}
+
+const utf16Decoders = {
+  le: new TextDecoder('utf-16le', { fatal: false, ignoreBOM: true }),
+  be: new TextDecoder('utf-16be', { fatal: false, ignoreBOM: true }),
+};
+
+/** A UTF-16 body after its BOM; maxBytes counts the file's own octets (RFC 9309 §2.5 limits the file). */
+function fromUtf16(body: Uint8Array, endian: 'le' | 'be', maxBytes: number): DecodedBody {
+  const payload = body.length - 2;
+  const kept = payload > maxBytes ? maxBytes - (maxBytes % 2) : payload;
+  let text = utf16Decoders[endian].decode(body.subarray(2, 2 + kept));
+  let truncatedBytes = 0;
+  if (kept < payload) {
+    // §2.5: the line the cut falls in is incomplete: drop it, unless the cut is at a line end.
+    const next = endian === 'le' ? body[2 + kept]! | (body[3 + kept]! << 8) : (body[2 + kept]! << 8) | body[3 + kept]!;
+    if (next !== 10 && next !== 13) {
+      let j = text.length - 1;
+      while (j >= 0 && text.charCodeAt(j) !== 10 && text.charCodeAt(j) !== 13) j--;
+      text = text.slice(0, j + 1);
+    }
+    truncatedBytes = payload - 2 * text.length;
+  }
+  return { text, bom: false, invalidUtf8: false, utf16: endian, truncatedBytes: Math.max(0, truncatedBytes) };
+}
+
+/**
+ * The text of a robots.txt body exactly as the parser reads it (BOM skipped, UTF-16 with a BOM
+ * decoded, invalid UTF-8 tolerated, nothing cut): for tools that show the file's lines next to the
+ * parser's line numbers. Never throws.
+ */
+export function decodeRobotsText(body: string | Uint8Array | ArrayBuffer): string {
+  return decodeBody(body, Number.MAX_SAFE_INTEGER).text;
 }
 
 function fromString(s: string, maxBytes: number): DecodedBody {

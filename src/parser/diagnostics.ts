@@ -41,6 +41,8 @@ function message(code: DiagnosticCode, severity: Severity, d: string): string {
       return 'The file starts with a UTF-8 byte-order mark; it was skipped.';
     case 'non-utf8':
       return 'The file is not valid UTF-8; invalid bytes were read as U+FFFD.';
+    case 'utf16':
+      return `The file is ${d} (it starts with a UTF-16 byte-order mark), not UTF-8 as RFC 9309 §2.2 asks; it was decoded as ${d}.`;
     case 'html-body':
       return 'The body looks like an HTML page, not a robots.txt file.';
     case 'truncated':

@@ -15,5 +15,5 @@ export type {
 export { parseRobotsTxt } from './robots-txt.js';
 export { productToken, isValidProductToken } from './product-token.js';
 export { matchablePath } from './target.js';
-export { DEFAULT_MAX_BYTES } from './decode.js';
+export { DEFAULT_MAX_BYTES, decodeRobotsText } from './decode.js';
 export { lintRobotsTxt } from './lint.js';

@@ -194,6 +194,7 @@ export function buildModel(body: string | Uint8Array, options: ParseOptions | un
   }
   if (decoded.bom) log.add('bom', 'info', 0, 1);
   if (decoded.invalidUtf8) log.add('non-utf8', 'warning', 0, 1);
+  if (decoded.utf16) log.add('utf16', 'warning', 0, 1, decoded.utf16 === 'le' ? 'UTF-16LE' : 'UTF-16BE');
   const html = looksLikeHtml(decoded.text);
   if (html) log.add('html-body', 'error', 0, 1);
   // In an HTML page every markup line would be an unknown directive: report the page once instead.

@@ -11,6 +11,8 @@ export type Severity = 'error' | 'warning' | 'info';
  * Reported by every parse (`parseRobotsTxt(...).diagnostics`):
  * - `bom`: the file starts with a UTF-8 byte-order mark; it was skipped (info).
  * - `non-utf8`: the file is not valid UTF-8; each bad byte was read as U+FFFD (warning).
+ * - `utf16`: the file is UTF-16 with a byte-order mark; it was decoded as UTF-16 although RFC 9309 §2.2
+ *    asks for UTF-8 (warning).
  * - `html-body`: the body is an HTML page, not a robots.txt file (error; its lines are still read).
  * - `truncated`: content past `maxBytes` was ignored, the partial last line dropped (RFC 9309 §2.5) (warning).
  * - `unknown-directive`: a `key: value` line whose key robots-gate does not know; ignored (info).
@@ -35,6 +37,7 @@ export type Severity = 'error' | 'warning' | 'info';
 export type DiagnosticCode =
   | 'bom'
   | 'non-utf8'
+  | 'utf16'
   | 'html-body'
   | 'truncated'
   | 'unknown-directive'

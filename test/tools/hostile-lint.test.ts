@@ -38,3 +38,15 @@ describe('lint of a file holding terminal escape sequences', () => {
     expect(caret - textStart).toBeLessThan(lines[shown]!.length - textStart);
   });
 });
+
+describe('lint of a UTF-16 file', () => {
+  it('reports the encoding and shows the lines as text, numbered as the parser numbers them', async () => {
+    const file = path.join(tmp, 'utf16.txt');
+    writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('User-agent: *\r\nDisalow: /x\r\n', 'utf16le')]));
+    const r = await runCli(['lint', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('[utf16]');
+    expect(r.stdout).toContain(`${file}:2:1:`);
+    expect(r.stdout).toContain('    2 | Disalow: /x');
+  });
+});

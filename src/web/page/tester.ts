@@ -1,6 +1,7 @@
 // The robots.txt tester page. It only renders: parsing, linting and checking happen in a worker
 // (tester-worker.ts), debounced, with a watchdog, so no input can freeze the page.
 import type { Diagnostic } from '../../parser/types.js';
+import { decodeRobotsText } from '../../parser/decode.js';
 import type { EvaluateRequest, EvaluateResponse, UrlVerdict } from './protocol.js';
 import { formatBytes, plural } from '../../report/format.js';
 import { byId, el } from './dom.js';
@@ -303,7 +304,8 @@ async function fetchRobots(event: SubmitEvent): Promise<void> {
       return;
     }
     const bytes = Uint8Array.from(atob(data.bodyBase64 ?? ''), (c) => c.charCodeAt(0));
-    const text = new TextDecoder('utf-8').decode(bytes);
+    // The parser's own decoding, so a UTF-16 file shows as text and its lines as the parser numbers them.
+    const text = decodeRobotsText(bytes);
     hold({ body: bytes, text, url: data.finalUrl ?? data.robotsUrl, shown: text.length > EDITABLE_MAX_CHARS ? '' : text });
     evaluate();
   } catch (err) {
