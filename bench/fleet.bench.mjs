@@ -23,7 +23,7 @@ const cli = path.join(here, '..', 'dist', 'cli', 'main.js');
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
 const LEASE_SECONDS = 2; // per contender
-const LOOPS = 256; // concurrent acquire/release loops, each on its own host
+const LOOPS = 1024; // concurrent acquire/release loops, each on its own host (a crawl has thousands)
 const HOSTS = 50;
 const URLS_PER_HOST = 8;
 const DELAY_S = 0.2;
