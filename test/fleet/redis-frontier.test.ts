@@ -198,4 +198,26 @@ describe('RedisFrontier', () => {
     // a worker that brought no URL of its own has nothing to miss: the run is simply over
     expect(await idle!.take()).toEqual({ kind: 'drained' });
   });
+
+  it('shares each host\'s lease with the RedisRateLimiter on the same prefix', async () => {
+    const [f] = await workers(1, 'fr-limiter', { minIntervalMs: 100 });
+    const { limiter } = opened.at(-1)!.stores;
+    await f!.add([{ url: 'http://a.test/1', host: 'a.test' }]);
+    // someone else (a gated fetch through the limiter) is sending to a.test right now
+    const held = await limiter.tryAcquire('a.test', 100, 5_000);
+    if (!held.ok) throw new Error('refused');
+    expect((await f!.take()).kind).toBe('wait');
+    const endedAt = Date.now();
+    await limiter.release(held.lease, endedAt);
+    let taken: TakenItem | undefined;
+    for (let i = 0; i < 100 && !taken; i++) {
+      const r = await f!.take();
+      if (r.kind === 'item') taken = r;
+      else await sleep(5);
+    }
+    expect(taken?.item.url).toBe('http://a.test/1');
+    expect(Date.now() - endedAt).toBeGreaterThanOrEqual(100 - CLOCK_MS); // the floor, from that response's end
+    // and while the frontier holds it, the limiter refuses it
+    expect((await limiter.tryAcquire('a.test', 0, 5_000)).ok).toBe(false);
+  });
 });
