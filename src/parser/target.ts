@@ -46,10 +46,12 @@ export function locateTarget(url: string | URL): void {
     } catch {
       throw invalid(url);
     }
+    if (!isMatchable(parsed)) throw invalid(url);
     setFromUrl(parsed);
     return;
   }
   if (url instanceof URL) {
+    if (!isMatchable(url)) throw invalid(url.href);
     setFromUrl(url);
     return;
   }
@@ -60,6 +62,17 @@ export function locateTarget(url: string | URL): void {
     return;
   }
   throw invalid(url);
+}
+
+/**
+ * RFC 9309 rules govern the paths of a server that can serve /robots.txt: a URL with a host and a
+ * hierarchical path (http, https, and the other protocols §2.3 allows, such as ftp). `new URL`
+ * accepts `javascript:alert(1)`, `mailto:a@b`, `data:...` or `file:///etc/passwd` too, and their
+ * "paths" would be matched as if they were pages of the site (`mailto:a@b` as `/a@b`): a verdict
+ * about nothing, which a caller could take for permission. They are invalid here.
+ */
+function isMatchable(u: URL): boolean {
+  return u.host !== '' && u.protocol !== 'file:' && u.pathname.charCodeAt(0) === 47;
 }
 
 function setFromUrl(u: URL): void {
@@ -109,6 +122,8 @@ function simpleAuthorityEnd(s: string): number {
       if (c < 48 || c > 57) return -1;
       continue;
     }
+    // An `xn--` label is punycode that WHATWG URL validates (`http://xn--zz/` is no URL): leave it to URL.
+    if ((i === hostStart || c === 46) && s.charCodeAt(c === 46 ? i + 1 : i) === 120 && s.startsWith('n--', c === 46 ? i + 2 : i + 1)) return -1;
     if (c === 58) portStart = i + 1;
     else if (c === 46) lastLabelStart = i + 1;
     else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45)) return -1;
