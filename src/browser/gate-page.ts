@@ -6,6 +6,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import { runNavigation } from './navigation.js';
+import { guardRedirects } from './redirect-guard.js';
 import type { BrowserGate, GateHandle, GateHandleEvents, GatedRequest, GateOptions } from './types.js';
 
 /** Published for every blocked browser request (a GatedRequest), at no cost when nobody listens. */
@@ -66,6 +67,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
       isNavigation,
       frameUrl: frameUrlOf(request),
       request,
+      page: pageOf(request),
     };
     handle.record({ ...base, url, redirectedFrom: null, decision, error, at: new Date().toISOString() });
     if (!decision?.allowed) return void (await route.abort(BLOCKED).catch(() => {}));
@@ -104,6 +106,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
       isNavigation: false,
       frameUrl: '',
       request: null,
+      page: 'mainFrame' in target ? (target as Page) : null,
       redirectedFrom: null,
       decision,
       error,
@@ -113,14 +116,73 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
     else await ws.close({ code: 1008, reason: 'blocked by robots.txt' }).catch(() => {});
   };
 
+  // Subresources' redirect hops, which routing never sees: one DevTools guard per page.
+  const stops: Promise<(() => Promise<void>) | null>[] = [];
+  const mine: Page[] = [];
+  const guard = (page: Page) => {
+    if (guarded.has(page)) return;
+    const started = guardRedirects(page, async (hop) => {
+        const { decision, error } = await decide(hop.url);
+        handle.record({
+          url: hop.url,
+          method: hop.method,
+          resourceType: hop.resourceType,
+          isNavigation: false,
+          frameUrl: page.url(),
+          redirectedFrom: hop.from,
+          decision,
+          error,
+          at: new Date().toISOString(),
+          request: null,
+          page,
+        });
+        return decision;
+      });
+    guarded.set(page, started);
+    mine.push(page);
+    stops.push(started);
+  };
+  const isPage = 'mainFrame' in target;
+  const onPage = (page: Page) => guard(page);
+
   const handle = new Handle(async () => {
+    if (!isPage) (target as BrowserContext).off('page', onPage);
     await target.unroute('**/*', onRoute).catch(() => {});
+    const fns = await Promise.all(stops);
+    await Promise.all(fns.map((stop) => stop?.()));
+    for (const page of mine) guarded.delete(page);
   });
   return (async () => {
     await target.route('**/*', onRoute);
     await target.routeWebSocket(() => true, onWebSocket);
+    if (isPage) guard(target as Page);
+    else {
+      (target as BrowserContext).on('page', onPage);
+      for (const page of (target as BrowserContext).pages()) guard(page);
+    }
+    await Promise.all(stops);
     return handle;
   })();
+}
+
+/** Pages with a redirect guard already (gatePage and gateContext on the same page share one). */
+const guarded = new WeakMap<Page, Promise<unknown>>();
+
+/**
+ * Resolves once `page`'s redirect guard is listening. A page opened in a gated context gets its
+ * guard from the context's `page` event; await this before navigating it so that not even the
+ * first redirect of the first load slips past.
+ */
+export async function whenGuarded(page: Page): Promise<void> {
+  await guarded.get(page);
+}
+
+function pageOf(request: ReturnType<Route['request']>): Page | null {
+  try {
+    return request.frame().page();
+  } catch {
+    return null; // service worker or worker request: no frame
+  }
 }
 
 function frameUrlOf(request: ReturnType<Route['request']>): string {

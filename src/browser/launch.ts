@@ -15,11 +15,30 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-component-update',
   '--no-first-run',
   '--disable-sync',
-  // A navigation gatePage fetched hop by hop is handed to the frame by interception, and such a
-  // document has no IP address space: Local Network Access would count it as public and refuse
-  // its requests to private and loopback hosts (an intranet crawl, a local test). The gate, not
-  // the address space, decides what this browser may fetch.
-  '--disable-features=LocalNetworkAccessChecks',
+  // Chromium honours only the last --disable-features, and Playwright passes its own list first:
+  // this one repeats Playwright's (1.65) and adds one. Kept from Playwright's: no HTTPS upgrade of
+  // http: URLs (an upgrade is an internal redirect that request routing never sees, so it would
+  // leave ungated) and none of the background requests to Google.
+  // Added: LocalNetworkAccessChecks. A navigation gatePage fetched hop by hop is handed to the
+  // frame by interception, and such a document has no IP address space: Local Network Access would
+  // count it as public and refuse its requests to private and loopback hosts (an intranet crawl,
+  // a local test). The gate, not the address space, decides what this browser may fetch.
+  `--disable-features=${[
+    'AvoidUnnecessaryBeforeUnloadCheckSync',
+    'DestroyProfileOnBrowserClose',
+    'HttpsUpgrades',
+    'HttpsFirstBalancedModeAutoEnable',
+    'LensOverlay',
+    'MediaRouter',
+    'PaintHolding',
+    'ThirdPartyStoragePartitioning',
+    'AvoidCorsURLLoaderRestartOnRedirect',
+    'OptimizationHints',
+    'NetworkTimeServiceQuerying',
+    'AimEnabled',
+    'PreconnectToSearch',
+    'LocalNetworkAccessChecks',
+  ].join(',')}`,
 ];
 
 export interface LaunchOptions {

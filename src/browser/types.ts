@@ -1,7 +1,7 @@
 // Shapes for gating a Playwright page or context. Only `import type` from playwright-core here:
 // the types vanish at run time, so nothing in the library needs playwright-core installed.
 import type { EventEmitter } from 'node:events';
-import type { Request } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 
 /** What gatePage needs from a gate: a `RobotsGate` fits. */
@@ -29,8 +29,11 @@ export interface GatedRequest {
   readonly error: Error | null;
   /** ISO 8601 time of the decision. */
   readonly at: string;
-  /** The Playwright request (for hops after the first: the navigation request they belong to). */
+  /** The Playwright request (for a navigation's later hops: the navigation request they belong
+   *  to; null for a subresource's redirect hop and a WebSocket). */
   readonly request: Request | null;
+  /** The page that made the request; null when unknown (a worker's request). */
+  readonly page: Page | null;
 }
 
 /** A redirect hop's response, as fetched for a navigation. */

@@ -6,8 +6,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
 import type { AttemptRow, AuditSink } from '../audit/types.js';
-import { gatePage } from '../browser/gate-page.js';
 import { newGatedContext, type GatedContext } from '../browser/context.js';
+import { whenGuarded } from '../browser/gate-page.js';
 import { launchChromium } from '../browser/launch.js';
 import type { BrowserGate, GatedRequest, HopRequest, HopResponse } from '../browser/types.js';
 import { documentPath, resolveInside } from './document-path.js';
@@ -95,16 +95,25 @@ export class BrowserTransport implements DocumentTransport {
     const pending: Pending[] = [];
     let closed!: () => void;
     const pageClosed = new Promise<void>((r) => (closed = r));
+    let track: ((entry: GatedRequest) => void) | undefined;
+    let untrack: (() => void) | undefined;
     try {
-      const { context } = await this.context(new URL(pageUrl).host);
+      const { context, handle } = await this.context(new URL(pageUrl).host);
       page = await context.newPage();
-      // A page-level gate in front of the context's: the decisions it reports belong to this page.
-      const handle = await gatePage(page, this.o.gate, { userAgent: this.o.gate.userAgent, fetchHop: this.fetchHop });
-      const track = (entry: GatedRequest) => pending.push({ entry, done: outcomeOf(entry, pageClosed) });
+      await whenGuarded(page);
+      const mine = page;
+      // The context's gate reports for every page of the host; keep this page's decisions.
+      track = (entry: GatedRequest) => {
+        if (entry.page === mine) pending.push({ entry, done: outcomeOf(entry, pageClosed) });
+      };
       handle.on('allowed', track);
       handle.on('blocked', track);
+      untrack = () => {
+        handle.off('allowed', track!);
+        handle.off('blocked', track!);
+      };
       // The document was fetched (and gated, hop by hop) already: hand the browser those bytes
-      // instead of asking the server twice. Registered last, so it runs before the gate's route.
+      // instead of asking the server twice. A page route runs before the context's gate.
       let served = false;
       const main = page.mainFrame();
       await page.route(pageUrl, async (route) => {
@@ -123,6 +132,7 @@ export class BrowserTransport implements DocumentTransport {
       return null;
     } finally {
       await page?.close().catch(() => {});
+      untrack?.();
       closed();
       const rows = await Promise.all(pending.map(async (p) => this.row(p.entry, pageUrl, await p.done)));
       for (const row of rows.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) this.o.audit.recordAttempt(row);

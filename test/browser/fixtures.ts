@@ -35,7 +35,7 @@ function assets(robots: { status: number; body: string }, delayRobotsMs = 0) {
     if (path.endsWith('.json')) return void res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end('{"ok":true}');
     if (path.startsWith('/redirect')) {
       const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '/';
-      return void res.writeHead(302, { location: to }).end();
+      return void res.writeHead(302, { ...cors, location: to }).end();
     }
     res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${path}</title><p>${path}</p>`);
   };
@@ -69,6 +69,15 @@ export async function startOrigins(): Promise<Origins> {
       if (path === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /nope\n');
       if (path === '/go-private') return void res.writeHead(302, { location: url(allowing, '/private/secret.html') }).end();
       if (path === '/go-public') return void res.writeHead(301, { location: url(allowing, '/public/index.html') }).end();
+      if (path === '/with-redirects') {
+        // Subresources whose first URL is allowed and whose redirect goes where robots.txt says no
+        // (an image), or where it says yes (a fetch).
+        const hop = (to: string) => url(allowing, `/redirect?to=${encodeURIComponent(to)}`);
+        return void res.writeHead(200, { 'content-type': 'text/html' }).end(
+          `<!doctype html><img src="${hop(url(disallowing, '/assets/moved.png'))}">` +
+            `<script>window.done = fetch(${JSON.stringify(hop(url(allowing, '/api/moved.json')))}).then(r => r.status, () => 'failed')</script>`,
+        );
+      }
       res.writeHead(200, { 'content-type': 'text/html' }).end(pageHtml({ disallowing, unreachable, allowing, url }));
     },
   });

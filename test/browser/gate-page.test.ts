@@ -100,6 +100,28 @@ describe('gatePage', () => {
     }
   });
 
+  test("a subresource's redirect hop is checked against its own origin before it is sent", async () => {
+    const gate = new RobotsGate({ userAgent: UA });
+    const context = await browser.newContext({ userAgent: UA, serviceWorkers: 'block' });
+    try {
+      const page = await context.newPage();
+      const handle = await gatePage(page, gate);
+      await page.goto(o.url(o.page, '/with-redirects'));
+      expect(await page.evaluate(() => (window as unknown as { done: Promise<unknown> }).done)).toBe(200);
+      await page.waitForLoadState('networkidle');
+      const hop = handle.blocked.find((b) => b.url === o.url(o.disallowing, '/assets/moved.png'));
+      expect(hop).toMatchObject({ resourceType: 'image', isNavigation: false });
+      expect(hop?.page === page).toBe(true);
+      expect(hop?.redirectedFrom).toMatch(/\/redirect\?to=/);
+      expect(hop?.decision?.reason).toBe('disallowed-by-rule');
+      expect(paths(o.disallowing, '/assets/moved.png')).toEqual([]);
+      // The allowed redirect was followed to its end.
+      expect(paths(o.allowing, '/api/moved.json')).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a page that opens a disallowed popup: gateContext covers pages opened later', async () => {
     const gate = new RobotsGate({ userAgent: UA });
     const { context, handle } = await newGatedContext(browser, gate);
