@@ -1,7 +1,7 @@
 // Browser bench: load time of a page that pulls 50 subresources (scripts, stylesheets, images,
 // fetch() calls) from 5 origins, ungated against gatePage with a warm robots.txt cache. A third
 // row routes every request through Playwright without asking the gate, to show which part of the
-// cost is Playwright's interception and which is the gate's. Loopback servers in this process;
+// cost is Playwright's interception and which is gatePage's (decisions, and the redirect guard). Loopback servers in this process;
 // responses are `no-store` so no variant is helped by the HTTP cache (routing turns it off).
 import http from 'node:http';
 import { existsSync } from 'node:fs';
@@ -96,8 +96,9 @@ export async function run() {
       const m = median(times);
       console.log(`| ${name} | ${m.toFixed(1)} | ${p90(times).toFixed(1)} | ${(m / base).toFixed(2)} | ${(m / routedBase).toFixed(2)} |`);
     }
-    console.log('\nTarget: gatePage under 1.2 × ungated. The last column is the gate\'s own share; the rest is');
-    console.log("Playwright's request interception, which any route-based gating pays.");
+    console.log("\nTarget: gatePage under 1.2 × ungated. 'routed, no gate' is Playwright's request interception alone,");
+    console.log("which any route-based gating pays; the last column is gatePage's own share: the gate's decisions");
+    console.log('and the DevTools guard that pauses every request so redirect hops can be checked.');
   } finally {
     await browser.close();
     await gate.close();
