@@ -70,7 +70,13 @@ describe('gatePage', () => {
         expect(b.decision?.policy.status).toBe(503);
       }
       expect(byOrigin(o.unreachable.port)).toHaveLength(4);
+
+      // dispose() removes the gate: the same fetch now goes out.
       await handle.dispose();
+      const after = await page.evaluate((u) => fetch(u).then((r) => r.status), o.url(o.disallowing, '/api/data.json'));
+      expect(after).toBe(200);
+      expect(paths(o.disallowing, '/api/data.json')).toHaveLength(1);
+      expect(handle.blocked).toHaveLength(8);
     } finally {
       await context.close();
     }
