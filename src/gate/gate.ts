@@ -120,6 +120,14 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       } catch (err) {
         return Promise.reject(err);
       }
+      if (u.username !== '' || u.password !== '') {
+        // A decision is a record (events, audit rows, error messages): credentials in the URL's
+        // userinfo must not end up there. They play no part in the verdict (RFC 9309 §2.2.2 matches
+        // path and query).
+        u = new URL(u.href);
+        u.username = '';
+        u.password = '';
+      }
       href = u.hash ? u.href.slice(0, -u.hash.length) : u.href;
       origin = u.origin;
       hostname = u.hostname;
