@@ -29,9 +29,12 @@ function blockedMessage(d: Decision): string {
 export class InvalidUserAgentError extends TypeError {
   readonly code = 'ERR_INVALID_USER_AGENT' as const;
   readonly userAgent: string;
-  constructor(userAgent: string, token: string) {
+  /** @param token the product token found; omit it when the whole string cannot be a header value. */
+  constructor(userAgent: string, token?: string) {
     super(
-      `invalid userAgent ${JSON.stringify(userAgent)}: its product token ${JSON.stringify(token)} must be letters, "_" and "-" only (RFC 9309 §2.2.1), e.g. "MyBot/1.0 (+https://example.com/bot)"`,
+      token === undefined
+        ? `invalid userAgent ${JSON.stringify(userAgent)}: it cannot be sent as an HTTP header value (control characters, or characters above U+00FF, RFC 9110 §5.5)`
+        : `invalid userAgent ${JSON.stringify(userAgent)}: its product token ${JSON.stringify(token)} must be letters, "_" and "-" only (RFC 9309 §2.2.1), e.g. "MyBot/1.0 (+https://example.com/bot)"`,
     );
     this.name = 'InvalidUserAgentError';
     this.userAgent = userAgent;

@@ -32,6 +32,8 @@ interface Entry {
 
 /** Product token rule of RFC 9309 §2.2.1. */
 const VALID_TOKEN = /^[A-Za-z_-]+$/;
+/** RFC 9110 §5.5 field-value characters: HTAB, SP, VCHAR, obs-text. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export interface RobotsGateEvents {
   /** A robots.txt record was fetched or loaded from the store into this gate. */
@@ -77,7 +79,9 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     }
     const token = productToken(options.userAgent);
     if (!VALID_TOKEN.test(token)) throw new InvalidUserAgentError(options.userAgent, token);
-    if (/[\r\n\0]/.test(options.userAgent)) throw new InvalidUserAgentError(options.userAgent, options.userAgent);
+    // The header must be sendable: otherwise every robots.txt request fails in undici, and every
+    // origin would be reported unreachable (so disallowed) for a fault of ours, not the site's.
+    if (!HEADER_VALUE.test(options.userAgent)) throw new InvalidUserAgentError(options.userAgent);
     this.userAgent = options.userAgent;
     this.productToken = token;
     this.#o = resolveOptions(options);
