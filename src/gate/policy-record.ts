@@ -1,6 +1,7 @@
 // From one robots.txt fetch to the record kept for the origin: freshness (RFC 9309 §2.4), and what
 // happens to a good copy when the next fetch fails (kept, marked stale) or the file vanishes.
 import type { RobotsFetchResult } from '../fetcher/robots-fetcher.js';
+import { decodeRobotsText } from '../parser/index.js';
 import type { GatePolicyRecord } from './types.js';
 import type { ResolvedOptions } from './options.js';
 
@@ -31,7 +32,7 @@ export function recordFromFetch(
     return {
       ...base,
       kind: 'parsed',
-      body: result.bytes!.toString('utf8'),
+      body: bodyText(result.bytes!),
       sha256: result.sha256,
       expiresAt: now + age,
       ...(result.html ? { html: true } : {}),
@@ -63,4 +64,14 @@ export function recordFromFetch(
 export function observedSha256(r: GatePolicyRecord): string | null | undefined {
   if (r.stale) return r.vanished ? null : undefined;
   return r.sha256;
+}
+
+/**
+ * The body as the text the record keeps (stores hold text). UTF-8 stays byte for byte what the
+ * server sent (a BOM included, which the parser reports); a UTF-16 file with a BOM is decoded as the
+ * parser decodes it, since read as UTF-8 it would be no rules at all and the site would open.
+ */
+function bodyText(bytes: Buffer): string {
+  const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+  return utf16 ? decodeRobotsText(bytes) : bytes.toString('utf8');
 }
