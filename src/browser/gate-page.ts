@@ -20,7 +20,10 @@ const toError = (err: unknown) => (err instanceof Error ? err : new Error(String
 class Handle extends EventEmitter<GateHandleEvents> implements GateHandle {
   readonly blocked: GatedRequest[] = [];
   disposed = false;
-  constructor(private readonly remove: () => Promise<void>) {
+  constructor(
+    private readonly remove: () => Promise<void>,
+    private readonly maxBlocked: number,
+  ) {
     super();
   }
   record(entry: GatedRequest): void {
@@ -28,7 +31,10 @@ class Handle extends EventEmitter<GateHandleEvents> implements GateHandle {
       this.emit('allowed', entry);
       return;
     }
-    this.blocked.push(entry);
+    if (this.maxBlocked > 0) {
+      if (this.blocked.length >= this.maxBlocked) this.blocked.shift();
+      this.blocked.push(entry);
+    }
     if (blockedChannel.hasSubscribers) blockedChannel.publish(entry);
     this.emit('blocked', entry);
   }
@@ -151,7 +157,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
     const fns = await Promise.all(stops);
     await Promise.all(fns.map((stop) => stop?.()));
     for (const page of mine) guarded.delete(page);
-  });
+  }, options.maxBlocked ?? 10_000);
   return (async () => {
     await target.route('**/*', onRoute);
     await target.routeWebSocket(() => true, onWebSocket);

@@ -62,6 +62,9 @@ export interface GateOptions {
    * reaches by `--host-resolver-rules` (the CLI passes an undici client with `--resolve`).
    */
   fetchHop?: (hop: HopRequest) => Promise<HopResponse>;
+  /** Blocked requests kept in `handle.blocked` at most; older ones drop off (they were emitted
+   *  already). Default 10,000; 0 for a long-lived context whose listeners keep what they need. */
+  maxBlocked?: number;
 }
 
 export interface GateHandleEvents {
@@ -74,6 +77,7 @@ export interface GateHandleEvents {
  * decisions are made; `blocked` lists every blocked request so far.
  */
 export interface GateHandle extends EventEmitter<GateHandleEvents> {
+  /** Blocked requests so far, oldest first (at most `maxBlocked`). */
   readonly blocked: readonly GatedRequest[];
   /** Stop gating: removes the routes. Requests after this go out ungated. */
   dispose(): Promise<void>;

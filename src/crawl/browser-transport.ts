@@ -150,7 +150,8 @@ export class BrowserTransport implements DocumentTransport {
   private context(host: string): Promise<GatedContext> {
     let c = this.contexts.get(host);
     if (!c) {
-      c = newGatedContext(this.browser, this.o.gate, { userAgent: this.o.gate.userAgent, fetchHop: this.fetchHop });
+      // maxBlocked 0: the context lives as long as the crawl; the rows keep what is needed.
+      c = newGatedContext(this.browser, this.o.gate, { userAgent: this.o.gate.userAgent, fetchHop: this.fetchHop, maxBlocked: 0 });
       c.catch(() => this.contexts.delete(host));
       this.contexts.set(host, c);
     }
