@@ -2,6 +2,7 @@
 // (every redirect hop gated, under the crawl's politeness), then rendered in headless Chromium
 // from those very bytes, with every request the page makes put to the gate (gatePage). Each of
 // those decisions becomes an audit row of kind `subresource` whose parent is the page.
+import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
@@ -40,6 +41,9 @@ export interface BrowserTransportOptions {
 }
 
 const HTML = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
+
+/** Published when a page could not be rendered (`{ url, error }`); the fetched HTML is kept then. */
+export const renderErrorChannel = diagnostics.channel('robots-gate:browser-render-error');
 
 /** What is known of one subresource decision until its row is written. */
 interface Pending {
@@ -128,7 +132,8 @@ export class BrowserTransport implements DocumentTransport {
       const html = Buffer.from(await page.content(), 'utf8');
       if (this.o.screenshotDir) await this.screenshot(page, pageUrl);
       return html;
-    } catch {
+    } catch (err) {
+      if (renderErrorChannel.hasSubscribers) renderErrorChannel.publish({ url: pageUrl, error: err });
       return null;
     } finally {
       await page?.close().catch(() => {});
