@@ -1,5 +1,6 @@
 // From one robots.txt fetch to the record kept for the origin: freshness (RFC 9309 §2.4), and what
 // happens to a good copy when the next fetch fails (kept, marked stale) or the file vanishes.
+import { isUtf8 } from 'node:buffer';
 import type { RobotsFetchResult } from '../fetcher/robots-fetcher.js';
 import { decodeRobotsText } from '../parser/index.js';
 import type { GatePolicyRecord } from './types.js';
@@ -67,11 +68,13 @@ export function observedSha256(r: GatePolicyRecord): string | null | undefined {
 }
 
 /**
- * The body as the text the record keeps (stores hold text). UTF-8 stays byte for byte what the
- * server sent (a BOM included, which the parser reports); a UTF-16 file with a BOM is decoded as the
- * parser decodes it, since read as UTF-8 it would be no rules at all and the site would open.
+ * The body as the text the record keeps (stores hold text). Valid UTF-8 stays byte for byte what
+ * the server sent (a BOM included, which the parser reports). Anything else is decoded as the parser
+ * decodes bytes: a UTF-16 file with a BOM as UTF-16 (read as UTF-8 it would be no rules at all, and
+ * the site would open), invalid octets as %XX escapes (toString('utf8') would make them U+FFFD, and
+ * a Latin-1 rule would match nothing).
  */
 function bodyText(bytes: Buffer): string {
   const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
-  return utf16 ? decodeRobotsText(bytes) : bytes.toString('utf8');
+  return utf16 || !isUtf8(bytes) ? decodeRobotsText(bytes) : bytes.toString('utf8');
 }

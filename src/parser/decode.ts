@@ -1,4 +1,5 @@
-// Bytes (or a string) to the text the tokenizer scans: BOM skipped, size capped, invalid UTF-8 tolerated.
+// Bytes (or a string) to the text the tokenizer scans: BOM skipped, size capped, invalid UTF-8 tolerated
+// (each invalid octet kept as its %XX escape).
 // No Node built-ins: TextDecoder is a web global.
 
 /** RFC 9309 §2.5: parsers MUST parse at least 500 KiB. Our default limit is exactly that. */
@@ -15,7 +16,6 @@ export interface DecodedBody {
 }
 
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const lenientDecoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /** Decode `body`, keeping at most `maxBytes` UTF-8 octets of whole lines. Never throws. */
 export function decodeBody(body: string | Uint8Array | ArrayBuffer, maxBytes: number): DecodedBody {
@@ -52,8 +52,57 @@ export function decodeBody(body: string | Uint8Array | ArrayBuffer, maxBytes: nu
   try {
     return { text: strictDecoder.decode(view), bom, invalidUtf8: false, truncatedBytes };
   } catch {
-    return { text: lenientDecoder.decode(view), bom, invalidUtf8: true, truncatedBytes };
+    return { text: escapeInvalidOctets(view), bom, invalidUtf8: true, truncatedBytes };
   }
+}
+
+const HEX = '0123456789ABCDEF';
+
+/**
+ * Decode `view`, writing each octet that is not part of a valid UTF-8 sequence as its `%XX` escape.
+ * RFC 9309 §2.2.2 compares octets: a Latin-1 file's `Disallow: /caf\xE9` means the octets
+ * `/caf` E9, which a URL carries as `/caf%E9` (Google's parser escapes raw octets the same way).
+ * Read as U+FFFD instead, the rule would become `/caf%EF%BF%BD`, match nothing, and allow the path.
+ * Only octets >= 0x80 can be invalid, so an escape never names an unreserved character.
+ */
+function escapeInvalidOctets(view: Uint8Array): string {
+  let out = '';
+  let runStart = 0;
+  let i = 0;
+  const n = view.length;
+  while (i < n) {
+    const len = validSequenceLength(view, i, n);
+    if (len > 0) {
+      i += len;
+      continue;
+    }
+    if (i > runStart) out += strictDecoder.decode(view.subarray(runStart, i));
+    const b = view[i]!;
+    out += '%' + HEX[b >> 4] + HEX[b & 15];
+    runStart = ++i;
+  }
+  if (runStart < n) out += strictDecoder.decode(view.subarray(runStart, n));
+  return out;
+}
+
+/** Octets of the well-formed UTF-8 sequence at `i` (Unicode Table 3-7: no overlongs, no
+ *  surrogates, nothing past U+10FFFF), or 0 when the octet there starts none. */
+function validSequenceLength(v: Uint8Array, i: number, n: number): number {
+  const b = v[i]!;
+  if (b < 0x80) return 1;
+  const cont = (k: number, lo = 0x80, hi = 0xbf) => i + k < n && v[i + k]! >= lo && v[i + k]! <= hi;
+  if (b >= 0xc2 && b <= 0xdf) return cont(1) ? 2 : 0;
+  if (b >= 0xe0 && b <= 0xef) {
+    const lo = b === 0xe0 ? 0xa0 : 0x80;
+    const hi = b === 0xed ? 0x9f : 0xbf;
+    return cont(1, lo, hi) && cont(2) ? 3 : 0;
+  }
+  if (b >= 0xf0 && b <= 0xf4) {
+    const lo = b === 0xf0 ? 0x90 : 0x80;
+    const hi = b === 0xf4 ? 0x8f : 0xbf;
+    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
 }
 
 const utf16Decoders = {

@@ -40,7 +40,7 @@ function message(code: DiagnosticCode, severity: Severity, d: string): string {
     case 'bom':
       return 'The file starts with a UTF-8 byte-order mark; it was skipped.';
     case 'non-utf8':
-      return 'The file is not valid UTF-8; invalid bytes were read as U+FFFD.';
+      return 'The file is not valid UTF-8; each invalid byte was read as its %XX escape, so rules still compare octet for octet (RFC 9309 §2.2.2).';
     case 'utf16':
       return `The file is ${d} (it starts with a UTF-16 byte-order mark), not UTF-8 as RFC 9309 §2.2 asks; it was decoded as ${d}.`;
     case 'html-body':

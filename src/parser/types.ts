@@ -10,7 +10,7 @@ export type Severity = 'error' | 'warning' | 'info';
  *
  * Reported by every parse (`parseRobotsTxt(...).diagnostics`):
  * - `bom`: the file starts with a UTF-8 byte-order mark; it was skipped (info).
- * - `non-utf8`: the file is not valid UTF-8; each bad byte was read as U+FFFD (warning).
+ * - `non-utf8`: the file is not valid UTF-8; each bad byte was read as its `%XX` escape (warning).
  * - `utf16`: the file is UTF-16 with a byte-order mark; it was decoded as UTF-16 although RFC 9309 §2.2
  *    asks for UTF-8 (warning).
  * - `html-body`: the body is an HTML page, not a robots.txt file (error; its lines are still read).

@@ -46,6 +46,10 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-encoding': 'gzip', 'content-length': bomb.length }).end(bomb);
     },
     'oneline.test': site(`User-agent: *\nDisallow: /x\nDisallow: /${'a'.repeat(600 * 1024)}\n`),
+    'latin1.test': (req, res) => {
+      if (req.url !== '/robots.txt') return void res.end('page');
+      res.end(Buffer.from('User-agent: *\nDisallow: /caf\xe9/\n', 'latin1'));
+    },
     'utf16.test': (req, res) => {
       if (req.url !== '/robots.txt') return void res.end('page');
       res.end(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('User-agent: *\r\nDisallow: /x\r\n', 'utf16le')]));
@@ -143,6 +147,10 @@ describe('hostile robots.txt servers', () => {
   });
   it('a 600 KiB line after the rules: the rules before it still apply', async () => {
     const d = await newGate().check(`${vh.origin('oneline.test')}/x`);
+    expect(d).toMatchObject({ allowed: false, reason: 'disallowed-by-rule' });
+  });
+  it('a Latin-1 rule blocks the URL carrying its octets (RFC 9309 §2.2.2 compares octets)', async () => {
+    const d = await newGate().check(`${vh.origin('latin1.test')}/caf%E9/menu`);
     expect(d).toMatchObject({ allowed: false, reason: 'disallowed-by-rule' });
   });
   it('a UTF-16 robots.txt is read as UTF-16', async () => {

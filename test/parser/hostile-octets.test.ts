@@ -1,0 +1,45 @@
+// Files that are not valid UTF-8 (Latin-1 files, overlong forms, stray octets): RFC 9309 §2.2.2
+// compares octets, so each invalid octet is kept as its %XX escape and rules still match.
+import { describe, expect, it } from 'vitest';
+import { decodeRobotsText, parseRobotsTxt } from '../../src/parser/index.js';
+
+const bytes = (...parts: (string | number[])[]) =>
+  new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...new TextEncoder().encode(p)] : p)));
+
+describe('invalid UTF-8 octets', () => {
+  it('a Latin-1 rule blocks the URL that carries its octets', () => {
+    const r = parseRobotsTxt(bytes('User-agent: *\nDisallow: /caf', [0xe9], '/\n'));
+    expect(r.isAllowed('/caf%E9/menu', 'Bot')).toBe(false);
+    expect(r.isAllowed('/caf%e9/menu', 'Bot')).toBe(false);
+    expect(r.check('/caf%E9/', 'Bot').rule?.pattern).toBe('/caf%E9/');
+    expect(r.diagnostics.map((d) => d.code)).toContain('non-utf8');
+  });
+
+  it('an overlong form is two invalid octets, matched as written (never as the "/" it spells)', () => {
+    const r = parseRobotsTxt(bytes('User-agent: *\nDisallow: /a', [0xc0, 0xaf], 'b\n'));
+    expect(r.isAllowed('/a%C0%AFb', 'Bot')).toBe(false);
+    expect(r.isAllowed('/a/b', 'Bot')).toBe(true);
+  });
+
+  it('surrogates encoded in UTF-8 (ED A0 80) and octets past U+10FFFF are invalid too', () => {
+    const r = parseRobotsTxt(bytes('User-agent: *\nDisallow: /s', [0xed, 0xa0, 0x80], '\nDisallow: /t', [0xf4, 0x90, 0x80, 0x80], '\n'));
+    expect(r.isAllowed('/s%ED%A0%80', 'Bot')).toBe(false);
+    expect(r.isAllowed('/t%F4%90%80%80', 'Bot')).toBe(false);
+  });
+
+  it('valid sequences around the invalid octets are kept as text', () => {
+    const r = parseRobotsTxt(bytes('User-agent: *\nDisallow: /ツ', [0xff], 'ツ\n'));
+    expect(r.isAllowed('/%E3%83%84%FF%E3%83%84', 'Bot')).toBe(false);
+    expect(decodeRobotsText(bytes('a', [0xff], 'ツ', [0x80]))).toBe('a%FFツ%80');
+  });
+
+  it('a truncated sequence at the end of the file is escaped, not dropped', () => {
+    expect(decodeRobotsText(bytes('Disallow: /x', [0xe3, 0x83]))).toBe('Disallow: /x%E3%83');
+  });
+
+  it('the user-agent line and the group still work when the file has stray octets', () => {
+    const r = parseRobotsTxt(bytes('User-agent: Bot', [0xa0], '\nDisallow: /b\n# caf', [0xe9], '\nUser-agent: *\nDisallow: /\n'));
+    expect(r.isAllowed('/a', 'Bot')).toBe(true);
+    expect(r.isAllowed('/b', 'Bot')).toBe(false);
+  });
+});
