@@ -25,22 +25,26 @@ interface Source {
   /** How diagnostics name the file: the path, `-`, or the robots.txt URL. */
   name: string;
   bytes: Uint8Array;
+  /** Octets the source had past `bytes` (reading stops at MAX_READ_BYTES); `Infinity` when standard
+   *  input was cut and its rest is unknown. */
+  unread?: number;
   /** The URL it came from, to resolve relative Sitemap lines. */
   url?: string;
 }
 
 class UnreadableError extends Error {}
 
-async function readLimited(file: string): Promise<Uint8Array> {
+async function readLimited(file: string): Promise<{ bytes: Uint8Array; unread: number }> {
   if (file === '-') {
     const chunks: Buffer[] = [];
     let total = 0;
     for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
       chunks.push(chunk);
       total += chunk.length;
-      if (total >= MAX_READ_BYTES) break;
+      if (total > MAX_READ_BYTES) break;
     }
-    return Buffer.concat(chunks).subarray(0, MAX_READ_BYTES);
+    const all = Buffer.concat(chunks);
+    return { bytes: all.subarray(0, MAX_READ_BYTES), unread: all.length > MAX_READ_BYTES ? Infinity : 0 };
   }
   let handle;
   try {
@@ -49,7 +53,8 @@ async function readLimited(file: string): Promise<Uint8Array> {
     throw new UnreadableError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   try {
-    if ((await handle.stat()).isDirectory()) throw new UnreadableError(`${file} is a directory`);
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw new UnreadableError(`${file} is a directory`);
     const buf = Buffer.alloc(MAX_READ_BYTES);
     let filled = 0;
     for (;;) {
@@ -58,15 +63,28 @@ async function readLimited(file: string): Promise<Uint8Array> {
       filled += bytesRead;
       if (filled === MAX_READ_BYTES) break;
     }
-    return buf.subarray(0, filled);
+    // A regular file says its size; a device or pipe (/dev/zero) may go on for ever.
+    const unread = filled < MAX_READ_BYTES ? 0 : stat.isFile() ? Math.max(0, stat.size - filled) : Infinity;
+    return { bytes: buf.subarray(0, filled), unread };
   } finally {
     await handle.close();
   }
 }
 
+/**
+ * The parser counts what it ignored of the bytes it was given; lint gave it at most MAX_READ_BYTES,
+ * so the count must include what was never read, or a 5 MB file would be reported as 2 MB too long.
+ */
+function withUnread(d: Diagnostic, unread: number | undefined): Diagnostic {
+  if (d.code !== 'truncated' || !unread) return d;
+  const message = d.message.replace(/\((\d+) bytes past/, (_m, n: string) => (unread === Infinity ? `(more than ${n} bytes past` : `(${Number(n) + unread} bytes past`));
+  return { ...d, message };
+}
+
 async function load(target: string, opts: LintOptions): Promise<Source> {
   if (!/^https?:\/\//i.test(target)) {
-    return { name: target, bytes: await readLimited(target), ...(opts.url ? { url: opts.url } : {}) };
+    const { bytes, unread } = await readLimited(target);
+    return { name: target, bytes, unread, ...(opts.url ? { url: opts.url } : {}) };
   }
   const r = await fetchRobotsForTool(target, { resolve: opts.resolve, timeoutMs: Number(opts.timeout) });
   if (r.kind === 'unavailable') {
@@ -144,7 +162,7 @@ Exit codes: 0 clean (notes only), 1 warnings, 2 errors (or a usage error), 3 not
         return;
       }
       const options = source.url ? { url: source.url } : {};
-      const diagnostics = allDiagnostics(parseRobotsTxt(source.bytes, options), source.bytes, options);
+      const diagnostics = allDiagnostics(parseRobotsTxt(source.bytes, options), source.bytes, options).map((d) => withUnread(d, source.unread));
       const colour = !opts.json && process.stdout.isTTY === true && !process.env.NO_COLOR;
       if (opts.json) {
         for (const d of diagnostics) {

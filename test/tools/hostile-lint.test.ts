@@ -50,3 +50,15 @@ describe('lint of a UTF-16 file', () => {
     expect(r.stdout).toContain('    2 | Disalow: /x');
   });
 });
+
+describe('lint of a file larger than it reads', () => {
+  it('a 5 MB single line: the truncation counts every octet past the limit, not just those read', async () => {
+    const file = path.join(tmp, 'huge.txt');
+    const body = `User-agent: *\nDisallow: /${'a'.repeat(5_000_000)}\n`;
+    writeFileSync(file, body);
+    const r = await runCli(['lint', '--json', file]);
+    expect(r.code).toBe(1);
+    const truncated = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { code: string; message: string }).find((d) => d.code === 'truncated');
+    expect(truncated?.message).toContain(`(${body.length - 'User-agent: *\n'.length} bytes past 512000)`);
+  });
+});
