@@ -47,7 +47,8 @@ CREATE TABLE IF NOT EXISTS attempts (
   attempt INTEGER NOT NULL DEFAULT 1,
   final INTEGER NOT NULL DEFAULT 0,
   location TEXT,
-  headers TEXT
+  headers TEXT,
+  truncated INTEGER
 );
 CREATE INDEX IF NOT EXISTS attempts_host ON attempts (host, started_at);
 CREATE INDEX IF NOT EXISTS attempts_url ON attempts (url);

@@ -48,6 +48,9 @@ export interface AttemptRow {
   /** True when this row settles its URL for the run (no further attempt follows): `--resume`
    *  skips URLs with a final row. Redirect hops and retried attempts are not final. */
   readonly final?: boolean;
+  /** True when the body was cut at the page-size cap (`--max-page-bytes`): `bytes`, the saved
+   *  file and `contentSha256` cover only the part read; the rest was never read. */
+  readonly truncated?: boolean;
 }
 
 /** One distinct robots.txt body, keyed by sha256, so any stamp can be re-checked later. */

@@ -36,6 +36,7 @@ export function formatSummary(stats: CrawlStats, runId: string, elapsedMs: numbe
       ...(invalid ? [['(invalid lines, in skipped)', invalid] as (string | number)[]] : []),
     ]),
   );
+  if (stats.truncated) out.push('', `${stats.truncated} documents were cut at --max-page-bytes (rows say truncated; the rest was not read)`);
   const hosts = [...stats.hosts.values()];
   const blocked = hosts.filter((h) => (h.outcomes.blocked ?? 0) > 0).sort((a, b) => (b.outcomes.blocked ?? 0) - (a.outcomes.blocked ?? 0));
   if (blocked.length) {
@@ -81,6 +82,7 @@ export function summaryObject(stats: CrawlStats, runId: string, elapsedMs: numbe
     invalidLines: invalid,
     policyChanges: stats.policyChanges,
     bytes: stats.bytes,
+    truncated: stats.truncated,
     hosts: [...stats.hosts.values()].map((h) => ({
       host: h.host,
       outcomes: h.outcomes,

@@ -49,6 +49,7 @@ interface CrawlCliOptions {
   auditJsonl?: string;
   json?: boolean;
   timeout: string;
+  maxPageBytes: string;
   robotsTimeout: string;
   progressInterval: string;
   redis?: string;
@@ -88,6 +89,7 @@ export function crawlCommand(): Command {
     .option('--audit-jsonl <file>', 'also stream the audit rows to FILE as JSON lines')
     .option('--json', 'one JSON object a line on stdout: each attempt, then a summary')
     .option('--timeout <ms>', 'time allowed for one document request, in ms', '30000')
+    .option('--max-page-bytes <n>', 'body bytes read at most per document; the rest is not read and the row says truncated', String(10 * 1024 * 1024))
     .option('--robots-timeout <ms>', 'time allowed for one robots.txt fetch, in ms (then the origin is unreachable: all disallowed)', '10000')
     .addOption(new Option('--progress-interval <ms>', 'between plain progress lines when stderr is not a terminal').default('5000').hideHelp())
     .option('--redis <url>', 'share the frontier, policies and per-host rate with other workers through Redis')
@@ -118,7 +120,7 @@ const say = (s: string) => process.stderr.write(`robots-gate crawl: ${s}\n`);
 
 async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   let concurrency: number, minIntervalMs: number, maxCrawlDelaySeconds: number, timeoutMs: number, progressMs: number;
-  let robotsTimeoutMs: number;
+  let robotsTimeoutMs: number, maxPageBytes: number;
   let recheckAfterMs: number | undefined, overrideIntervalMs: number | undefined;
   try {
     concurrency = count('--concurrency', opts.concurrency, 1)!;
@@ -126,6 +128,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     maxCrawlDelaySeconds = count('--max-crawl-delay', opts.maxCrawlDelay, 0)!;
     timeoutMs = count('--timeout', opts.timeout, 1)!;
     robotsTimeoutMs = count('--robots-timeout', opts.robotsTimeout, 1)!;
+    maxPageBytes = count('--max-page-bytes', opts.maxPageBytes, 1)!;
     progressMs = count('--progress-interval', opts.progressInterval, 10)!;
     recheckAfterMs = count('--recheck-after', opts.recheckAfter, 0);
     overrideIntervalMs = count('--override-interval', opts.overrideInterval, 0);
@@ -239,6 +242,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
           runId,
           resolve: opts.resolve,
           timeoutMs,
+          maxBytes: maxPageBytes,
           ...(opts.chromium ? { executablePath: opts.chromium } : {}),
           ...(opts.screenshot ? { screenshotDir: outDir } : {}),
         });
@@ -249,7 +253,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     } else {
       // Redirects come back to the crawl, which schedules each target under its own host's
       // politeness (a hop to another host must keep that host's interval too).
-      transport = new HttpTransport({ gate, timeoutMs, followRedirects: false });
+      transport = new HttpTransport({ gate, timeoutMs, maxBytes: maxPageBytes, followRedirects: false });
     }
     const job = new CrawlJob({
       gate,
@@ -273,6 +277,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
           file,
           concurrency,
           minIntervalMs,
+          maxPageBytes,
           maxCrawlDelaySeconds,
           clampCrawlDelay: !!opts.clampCrawlDelay,
           override: opts.override,

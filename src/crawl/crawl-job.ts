@@ -64,6 +64,8 @@ export interface CrawlStats {
   /** Attempt rows written (hops and retries included). */
   readonly attempts: number;
   readonly bytes: number;
+  /** Documents cut at the page-size cap. */
+  readonly truncated: number;
   readonly policyChanges: number;
   readonly hosts: ReadonlyMap<string, HostStats>;
   /** Politeness bound on the time left (ms): max over hosts of URLs left × interval. */
@@ -102,6 +104,7 @@ interface RowParts {
   final: boolean;
   location?: string | null;
   headers?: Readonly<Record<string, string>> | null;
+  truncated?: boolean;
   /** This row settles its frontier item (default true; false for the later hops of a chain
    *  the transport followed itself). */
   settles?: boolean;
@@ -123,6 +126,7 @@ export class CrawlJob {
   private readonly outcomes: Record<AttemptOutcome, number> = { fetched: 0, blocked: 0, skipped: 0, error: 0, overridden: 0 };
   private attempts = 0;
   private bytes = 0;
+  private truncated = 0;
   private policyChanges = 0;
   private fatal: unknown;
   private readonly startedAt = Date.now();
@@ -240,6 +244,7 @@ export class CrawlJob {
       outcomes: { ...this.outcomes },
       attempts: this.attempts,
       bytes: this.bytes,
+      truncated: this.truncated,
       policyChanges: this.policyChanges,
       hosts: this.hostStats,
       etaMs,
@@ -327,6 +332,7 @@ export class CrawlJob {
           isLast,
           saved: isLast ? saved : undefined,
           bytes: isLast ? result.body.byteLength : null,
+          truncated: isLast && result.truncated,
           saveError: isLast ? saveError : undefined,
         }),
       );
@@ -442,7 +448,14 @@ export class CrawlJob {
     first: boolean,
     pageHost: string,
     t: TakenItem,
-    x: { retry: boolean; isLast: boolean; saved: { savedPath: string; sha256: string } | undefined; bytes: number | null; saveError: unknown },
+    x: {
+      retry: boolean;
+      isLast: boolean;
+      saved: { savedPath: string; sha256: string } | undefined;
+      bytes: number | null;
+      truncated: boolean;
+      saveError: unknown;
+    },
   ): RowParts {
     let outcome: AttemptOutcome;
     let reason: string = hop.decision.reason;
@@ -478,6 +491,7 @@ export class CrawlJob {
       settles: first,
       location: hop.location,
       headers: hop.status !== null ? hop.headers : null,
+      truncated: x.truncated,
     };
   }
 
@@ -535,6 +549,7 @@ export class CrawlJob {
       final: p.final,
       location: p.location ?? null,
       headers: p.headers ?? null,
+      truncated: p.truncated ?? false,
     };
   }
 
@@ -543,6 +558,7 @@ export class CrawlJob {
     this.o.audit.recordAttempt(this.row(p));
     this.attempts++;
     if (p.bytes) this.bytes += p.bytes;
+    if (p.truncated) this.truncated++;
     if (!p.final || p.settles === false) {
       this.noteInterval(p);
       return;

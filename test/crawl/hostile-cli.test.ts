@@ -1,0 +1,78 @@
+// `robots-gate crawl` against hostile input and hostile sites, run as a user would (the built CLI
+// as a subprocess, real loopback servers).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openAudit } from '../../src/audit/reader.js';
+import { site, startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
+import { assertBuilt, runCli } from '../cli/run-cli.js';
+
+const UA = 'TestBot/1.0';
+let servers: VirtualHosts[] = [];
+const dirs: string[] = [];
+const tmp = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-hostile-'));
+  dirs.push(d);
+  return d;
+};
+beforeAll(assertBuilt);
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+async function hosts(map: Parameters<typeof startVirtualHosts>[0]): Promise<VirtualHosts> {
+  const v = await startVirtualHosts(map);
+  servers.push(v);
+  return v;
+}
+const resolveArgs = (v: VirtualHosts) => v.resolve.flatMap((r) => ['--resolve', r]);
+
+describe('robots-gate crawl against hostile sites', () => {
+  it('a page larger than --max-page-bytes is cut there, and its row says truncated', async () => {
+    // The server would send 8 MiB; the crawl reads 64 KiB and stops.
+    const v = await hosts({
+      'huge.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.writeHead(200).end('User-agent: *\nAllow: /\n');
+        res.writeHead(200, { 'content-type': 'text/html', 'content-length': String(8 * 1024 * 1024) });
+        let n = 0;
+        const chunk = Buffer.alloc(64 * 1024, 0x61);
+        const pump = () => {
+          while (n < 128) {
+            n++;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        res.on('error', () => {});
+        pump();
+      },
+      'small.test': site('User-agent: *\nAllow: /\n'),
+    });
+    const out = path.join(tmp(), 'out');
+    const r = await runCli(
+      ['crawl', '-', '--user-agent', UA, '--out', out, '--min-interval', '0', '--max-page-bytes', '65536', '--json', ...resolveArgs(v)],
+      { stdin: `${v.origin('huge.test')}/big\n${v.origin('small.test')}/page\n` },
+    );
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).toBe(0);
+    const a = openAudit(out);
+    const rows = a.attempts({ kind: 'page' });
+    a.close();
+    const big = rows.find((x) => x.url.endsWith('/big'))!;
+    const small = rows.find((x) => x.url.endsWith('/page'))!;
+    expect(big.truncated).toBe(true);
+    expect(big.bytes).toBe(65536);
+    expect(fs.statSync(path.join(out, big.savedPath!)).size).toBe(65536);
+    expect(small.truncated).toBe(false);
+    const summary = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { truncated: number };
+    expect(summary.truncated).toBe(1);
+  });
+
+  it('--max-page-bytes that is not a positive number is a usage error', async () => {
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(tmp(), 'o'), '--max-page-bytes', 'lots'], { stdin: 'http://a.test/\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--max-page-bytes must be a number/);
+  });
+});
