@@ -16,10 +16,11 @@ export interface InputUrl {
 /** A line that is not a usable URL. */
 export interface InvalidLine {
   readonly line: number;
-  /** The line as given (trimmed, cut to 2,000 characters). */
+  /** The line as given (trimmed, cut to 2,000 characters; credentials replaced by `***`). */
   readonly text: string;
-  /** `invalid-url` or `unsupported-scheme`. */
-  readonly reason: 'invalid-url' | 'unsupported-scheme';
+  /** `invalid-url`, `unsupported-scheme`, or `credentials` (a user:password@ part, which is
+   *  never sent and never recorded). */
+  readonly reason: 'invalid-url' | 'unsupported-scheme' | 'credentials';
   readonly message: string;
 }
 
@@ -36,21 +37,37 @@ export interface UrlList {
  * The fragment is dropped: it is never sent, so two URLs that differ only there are one fetch.
  */
 export function parseUrlLine(text: string, line: number): InputUrl | InvalidLine | undefined {
+  // trim() also drops a BOM (U+FEFF) that starts a file saved by some editors.
   const t = text.trim();
   if (t === '' || t.startsWith('#')) return undefined;
+  let u: URL;
   try {
-    const u = parseHttpUrl(t);
-    u.hash = '';
-    return { url: u.href, host: u.host, line };
+    u = parseHttpUrl(t);
   } catch (err) {
     const scheme = (err as { code?: string }).code === 'ERR_UNSUPPORTED_SCHEME';
     return {
       line,
       text: t.length > 2000 ? t.slice(0, 2000) : t,
       reason: scheme ? 'unsupported-scheme' : 'invalid-url',
-      message: scheme ? `unsupported scheme (only http and https): ${t.slice(0, 200)}` : `not a URL: ${t.slice(0, 200)}`,
+      message: scheme ? `unsupported scheme (only http and https): ${printable(t)}` : `not a URL: ${printable(t)}`,
     };
   }
+  // Credentials in the list would be recorded in every row, log and summary, and fetch() refuses
+  // to send them anyway: the line is skipped, and its password is not kept.
+  if (u.username || u.password) {
+    u.username = '***';
+    u.password = '';
+    return { line, text: u.href, reason: 'credentials', message: `URL carries credentials (user:password@), which are never sent: ${printable(u.href)}` };
+  }
+  u.hash = '';
+  return { url: u.href, host: u.host, line };
+}
+
+/** At most 200 characters of a line for a message, control characters shown as \xNN, so a list
+ *  with binary bytes cannot send escape sequences to the terminal. */
+function printable(s: string): string {
+  const cut = s.length > 200 ? `${s.slice(0, 200)}…` : s;
+  return cut.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /** Read a URL list from `file` (`-` for stdin).

@@ -1,0 +1,61 @@
+// URL lists as users really have them: editors' BOMs and CRLFs, binary junk, credentials,
+// fragments, IPv6 and IDN hosts, and a huge number of duplicates.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseUrlLine, readUrlList } from '../../src/crawl/url-list.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-urls-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const file = (name: string, content: string | Buffer) => {
+  const f = path.join(dir, name);
+  fs.writeFileSync(f, content);
+  return f;
+};
+
+describe('reading a hostile URL list', () => {
+  it('a BOM, CRLF line ends, fragments, IPv6 and IDN hosts', async () => {
+    const list = await readUrlList(
+      file('mixed.txt', '\uFEFFhttp://a.test/bom\r\nhttp://a.test/crlf\r\nhttp://a.test/f#x\r\nhttp://a.test/f#y\nhttp://[::1]:8080/v6\nhttp://bücher.test/idn\n'),
+    );
+    expect(list.invalid).toEqual([]);
+    expect(list.urls.map((u) => u.url)).toEqual([
+      'http://a.test/bom',
+      'http://a.test/crlf',
+      'http://a.test/f',
+      'http://[::1]:8080/v6',
+      'http://xn--bcher-kva.test/idn',
+    ]);
+    expect(list.duplicates).toBe(1);
+    expect(list.urls[3]!.host).toBe('[::1]:8080');
+  });
+
+  it('binary junk is skipped, and its message shows control bytes escaped (nothing reaches the terminal raw)', async () => {
+    const list = await readUrlList(file('bin.txt', Buffer.from([0x00, 0x1b, 0x5b, 0x32, 0x4a, 0xff, 0xfe, 0x0a, 0x68, 0x0a])));
+    expect(list.urls).toEqual([]);
+    expect(list.invalid).toHaveLength(2);
+    for (const bad of list.invalid) expect(bad.message).not.toMatch(/[\x00-\x1f\x7f-\x9f]/);
+    expect(list.invalid[0]!.message).toContain('\\x1b');
+  });
+
+  it('javascript:, file:, ftp: and data: are unsupported schemes', () => {
+    for (const t of ['javascript:alert(1)', 'file:///etc/passwd', 'ftp://a.test/x', 'data:text/plain,hi']) {
+      expect((parseUrlLine(t, 1) as { reason: string }).reason, t).toBe('unsupported-scheme');
+    }
+  });
+
+  it('a URL with credentials is skipped, and its password is kept nowhere', () => {
+    const r = parseUrlLine('http://alice:s3cret@a.test/private', 7) as { reason: string; text: string; message: string };
+    expect(r.reason).toBe('credentials');
+    expect(r.text).not.toContain('s3cret');
+    expect(r.message).not.toContain('s3cret');
+    expect(r.text).toBe('http://***@a.test/private');
+  });
+
+  it('100,000 copies of one URL are one URL', async () => {
+    const list = await readUrlList(file('dups.txt', 'http://a.test/same\n'.repeat(100_000)));
+    expect(list.urls).toHaveLength(1);
+    expect(list.duplicates).toBe(99_999);
+  });
+});
