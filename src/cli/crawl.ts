@@ -1,5 +1,5 @@
 // `robots-gate crawl FILE|- --user-agent UA --out DIR`: a polite, audited crawl of a URL list.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
@@ -170,6 +170,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   let done = new Set<string>();
   let resumeOf: string | null = null;
   let unfollowed: { url: string; parentUrl: string }[] = [];
+  // What the list holds, after normalisation: a resumed run says when it is not the same list.
+  const listSha256 = createHash('sha256').update(list.urls.map((u) => u.url).join('\n')).digest('hex');
   if (!opts.resume && !opts.redis && auditFiles(outDir).includes(auditName)) {
     say(`${path.join(outDir, auditName)} holds earlier runs: this run is added to it (--resume skips the URLs they settled)`);
   }
@@ -178,9 +180,25 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     else {
       try {
         const reader = openAudit(outDir);
+        const last = reader.runs().at(-1);
+        // URLs settled as one user agent are not settled for another (its rules may differ):
+        // resuming would skip them, and the audit would mix two identities.
+        const otherAgent = reader.runs().find((r) => r.userAgent !== opts.userAgent);
+        if (otherAgent) {
+          reader.close();
+          say(
+            `cannot --resume: ${outDir} was crawled as ${JSON.stringify(otherAgent.userAgent)} (run ${otherAgent.runId}), not ${JSON.stringify(opts.userAgent)}; use another --out, or the same --user-agent`,
+          );
+          return CRAWL_EXIT.usage;
+        }
         done = reader.doneUrls();
         unfollowed = reader.pendingRedirects();
-        resumeOf = reader.runs().at(-1)?.runId ?? null;
+        resumeOf = last?.runId ?? null;
+        const before = last?.options.listSha256;
+        if (typeof before === 'string' && before !== listSha256) {
+          const settled = list.urls.filter((u) => done.has(u.url)).length;
+          say(`the URL list differs from the one run ${last!.runId} crawled: ${settled} of its ${list.urls.length} URLs were settled there and are skipped; the rest are crawled`);
+        }
         reader.close();
       } catch (err) {
         say(`cannot read the audit to resume from: ${(err as Error).message}`);
@@ -275,6 +293,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         userAgent: opts.userAgent,
         options: {
           file,
+          listSha256,
           concurrency,
           minIntervalMs,
           maxPageBytes,

@@ -75,4 +75,23 @@ describe('robots-gate crawl against hostile sites', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--max-page-bytes must be a number/);
   });
+
+  it('--resume under another user agent is refused (its decisions are not ours); another list is said, and only settled URLs skipped', async () => {
+    const v = await hosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
+    const out = path.join(tmp(), 'out');
+    const urls = (n: number[]) => n.map((i) => `${v.origin('a.test')}/p${i}`).join('\n') + '\n';
+    const base = ['--out', out, '--min-interval', '0', ...resolveArgs(v)];
+    const first = await runCli(['crawl', '-', '--user-agent', 'FirstBot/1.0', ...base], { stdin: urls([1, 2]) });
+    expect(first.code).toBe(0);
+
+    const other = await runCli(['crawl', '-', '--user-agent', 'OtherBot/2.0', '--resume', ...base], { stdin: urls([1, 2, 3]) });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/cannot --resume: .* was crawled as "FirstBot\/1.0".*not "OtherBot\/2.0"/);
+    expect(v.requests('a.test').filter((r) => r.path !== '/robots.txt')).toHaveLength(2);
+
+    const more = await runCli(['crawl', '-', '--user-agent', 'FirstBot/1.0', '--resume', ...base], { stdin: urls([1, 2, 3]) });
+    expect(more.code).toBe(0);
+    expect(more.stderr).toMatch(/the URL list differs from the one run \S+ crawled: 2 of its 3 URLs were settled there/);
+    expect(v.requests('a.test').filter((r) => r.path !== '/robots.txt').map((r) => r.path)).toEqual(['/p1', '/p2', '/p3']);
+  });
 });
