@@ -19,6 +19,7 @@ class Policy {
     private readonly groupIds: number[],
     agentLines: { value: string; line: number }[],
     agentIndexes: number[],
+    private readonly indexes: Map<string, RuleIndex>,
   ) {
     this.ref = groupIds.length
       ? Object.freeze({ userAgents: agentLines.map((a) => a.value), lines: agentLines.map((a) => a.line) })
@@ -42,21 +43,31 @@ class Policy {
 
   rules(): RuleIndex {
     if (this.index) return this.index;
+    // Tokens named by the same groups share one compiled index: on a big file an index costs about
+    // the file's size, and a caller cycling through many names must not multiply it.
+    const key = this.groupIds.join(',');
+    const shared = this.indexes.get(key);
+    if (shared) return (this.index = shared);
     const ids: number[] = [];
     for (const id of this.groupIds) {
       const g = this.model.groups[id]!;
       for (let i = g.ruleStart; i < g.ruleEnd; i++) ids.push(i);
     }
-    return (this.index = new RuleIndex(this.model, ids));
+    if (this.indexes.size >= MAX_CACHED_POLICIES) this.indexes.clear();
+    this.indexes.set(key, (this.index = new RuleIndex(this.model, ids)));
+    return this.index;
   }
 }
 
 const MAX_CACHED_AGENTS = 256;
+/** Policies (and compiled indexes) kept at most: each may cost about the file's size. */
+const MAX_CACHED_POLICIES = 64;
 
 class ParsedRobotsTxt implements RobotsTxt {
   readonly sitemaps: readonly string[];
   private readonly byAgent = new Map<string, Policy>();
   private readonly byToken = new Map<string, Policy>();
+  private readonly indexes = new Map<string, RuleIndex>();
   private groupList: readonly GroupInfo[] | undefined;
 
   constructor(private readonly model: Model) {
@@ -122,6 +133,7 @@ class ParsedRobotsTxt implements RobotsTxt {
     let policy = this.byToken.get(key);
     if (!policy) {
       policy = this.buildPolicy(key);
+      if (this.byToken.size >= MAX_CACHED_POLICIES) this.byToken.clear();
       this.byToken.set(key, policy);
     }
     if (this.byAgent.size >= MAX_CACHED_AGENTS) this.byAgent.clear();
@@ -129,25 +141,50 @@ class ParsedRobotsTxt implements RobotsTxt {
     return policy;
   }
 
+  /** For each token a user-agent line names: its groups and, in each, the first line naming it, as
+   *  flat pairs [group, line index, ...] in file order. Built on the first policy. */
+  private byNamedToken: Map<string, number[]> | undefined;
+
   private buildPolicy(token: string): Policy {
     const groups = this.model.groups;
-    for (const wanted of token === '' ? ['*'] : [token, '*']) {
-      const ids: number[] = [];
-      const indexes: number[] = [];
-      const lines: { value: string; line: number }[] = [];
+    if (!this.byNamedToken) {
+      // One pass over the user-agent lines, so a new name costs a map lookup, not a scan of every
+      // group (a file may hold 100,000 groups, and a caller may try as many names).
+      const map = new Map<string, number[]>();
       for (let i = 0; i < groups.length; i++) {
-        const g = groups[i]!;
-        const at = g.agentTokens.indexOf(wanted);
-        if (at >= 0) {
-          ids.push(i);
+        const tokens = groups[i]!.agentTokens;
+        for (let j = 0; j < tokens.length; j++) {
+          const list = map.get(tokens[j]!);
+          if (!list) map.set(tokens[j]!, [i, j]);
+          else if (list[list.length - 2] !== i) list.push(i, j);
+        }
+      }
+      this.byNamedToken = map;
+    }
+    for (const wanted of token === '' ? ['*'] : [token, '*']) {
+      const pairs = this.byNamedToken.get(wanted);
+      // §2.2.1: the groups naming the crawler merge; only if none does, the `*` groups (merged) apply.
+      if (pairs) {
+        const ids: number[] = [];
+        const indexes: number[] = [];
+        const lines: { value: string; line: number }[] = [];
+        for (let k = 0; k < pairs.length; k += 2) {
+          const g = groups[pairs[k]!]!;
+          const at = pairs[k + 1]!;
+          ids.push(pairs[k]!);
           indexes.push(at);
           lines.push({ value: g.agentValues[at]!, line: g.agentLines[at]! });
         }
+        return new Policy(this.model, ids, lines, indexes, this.indexes);
       }
-      // §2.2.1: the groups naming the crawler merge; only if none does, the `*` groups (merged) apply.
-      if (ids.length) return new Policy(this.model, ids, lines, indexes);
+      // A name no group mentions gets the `*` policy itself: one object for every such name, however
+      // many a caller (or whoever picks its User-Agent strings) tries.
+      if (wanted !== '*') {
+        const star = this.byToken.get('');
+        if (star) return star;
+      }
     }
-    return new Policy(this.model, [], [], []);
+    return new Policy(this.model, [], [], [], this.indexes);
   }
 }
 
