@@ -19,6 +19,7 @@ import { RobotsGate } from '../gate/gate.js';
 import { MemoryFrontier } from '../politeness/memory-frontier.js';
 import type { Frontier, FrontierOptions } from '../politeness/types.js';
 import type { PolicyStore } from '../stores/types.js';
+import { lockAudit } from './crawl-lock.js';
 import { startProgress } from './crawl-progress.js';
 import { formatSummary, summaryObject } from './crawl-summary.js';
 
@@ -105,7 +106,8 @@ Exit codes:
   0    completed: every URL fetched, blocked or skipped as its robots.txt says
   1    completed, but some URLs ended in error (network, 5xx) or some input lines were not URLs
   2    bad usage: a missing or unreadable FILE, a bad option value, no URL in the input,
-       --browser without Chromium
+       --browser without Chromium, another crawl writing the same audit in --out (same DIR,
+       or the same --worker name)
   3    the audit cannot be written (read-only DIR, disk full): rows written before are intact
   4    documents cannot be saved under --out (read-only, disk full)
   5    Redis unreachable (with --redis)
@@ -167,6 +169,15 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   // A fleet worker writes its own audit file (`robots-gate audit DIR` reads them as one).
   const worker = opts.worker ?? (opts.redis ? `${process.pid}` : undefined);
   const auditName = worker ? `audit-${worker.replace(/[^A-Za-z0-9_.-]/g, '_')}.sqlite` : 'audit.sqlite';
+  // One crawl per audit file at a time (a second one would double every host's rate); released
+  // when the process exits, however it exits short of SIGKILL (a later crawl takes over then).
+  try {
+    const lock = lockAudit(path.join(outDir, auditName));
+    process.once('exit', () => lock.release());
+  } catch (err) {
+    say((err as Error).message);
+    return (err as { code?: string }).code === 'ERR_CRAWL_LOCKED' ? CRAWL_EXIT.usage : CRAWL_EXIT.output;
+  }
   let done = new Set<string>();
   let resumeOf: string | null = null;
   let unfollowed: { url: string; parentUrl: string }[] = [];

@@ -94,4 +94,36 @@ describe('robots-gate crawl against hostile sites', () => {
     expect(more.stderr).toMatch(/the URL list differs from the one run \S+ crawled: 2 of its 3 URLs were settled there/);
     expect(v.requests('a.test').filter((r) => r.path !== '/robots.txt').map((r) => r.path)).toEqual(['/p1', '/p2', '/p3']);
   });
+
+  it('a second crawl into the same --out while one runs is refused (exit 2); after a SIGKILL the lock is taken over', async () => {
+    const v = await hosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
+    const out = path.join(tmp(), 'out');
+    const list = Array.from({ length: 40 }, (_, i) => `${v.origin('a.test')}/p${i}`).join('\n') + '\n';
+    const base = ['--user-agent', UA, '--out', out, '--min-interval', '100', ...resolveArgs(v)];
+    let second: Promise<Awaited<ReturnType<typeof runCli>>> | undefined;
+    const first = runCli(['crawl', '-', ...base], {
+      stdin: list,
+      onStart: (child) => {
+        const poll = setInterval(() => {
+          if (v.requests('a.test').length < 3) return;
+          clearInterval(poll);
+          second = runCli(['crawl', '-', ...base], { stdin: list });
+          void second.then(() => child.kill('SIGKILL'));
+        }, 20);
+      },
+    });
+    const r1 = await first;
+    expect(r1.signal).toBe('SIGKILL');
+    const r2 = await second!;
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toMatch(/another crawl \(process \d+\) is writing .*audit\.sqlite/);
+    // No page was asked twice: the second crawl sent nothing.
+    const pages = v.requests('a.test').filter((r) => r.path !== '/robots.txt').map((r) => r.path);
+    expect(new Set(pages).size).toBe(pages.length);
+    // The killed crawl left its lock; its process is gone, so --resume takes it over.
+    expect(fs.existsSync(path.join(out, 'audit.sqlite.lock'))).toBe(true);
+    const r3 = await runCli(['crawl', '-', '--resume', ...base.map((a) => (a === '100' ? '0' : a))], { stdin: list });
+    expect(r3.code).toBe(0);
+    expect(fs.existsSync(path.join(out, 'audit.sqlite.lock'))).toBe(false);
+  });
 });
