@@ -14,14 +14,14 @@ export interface RobotsGateOptions {
   /** curl-style `HOST:PORT:ADDR` entries: connect there instead (robots.txt fetches too). Not
    *  together with `dispatcher` (build that one with createResolvingAgent). */
   resolve?: readonly string[];
-  /** Whole robots.txt fetch, redirects and body included, in ms. Default 10 000. */
+  /** Whole robots.txt fetch, redirects and body included, in ms (at most 2^31-1). Default 10 000. */
   timeoutMs?: number;
   /** robots.txt bytes parsed at most, after content decoding (RFC 9309 §2.5 asks for at least
    *  500 KiB). Default 512 000. */
   maxBytes?: number;
   /** Redirect hops followed for robots.txt; more, or a loop, is unavailable (§2.3.1.2). Default 5. */
   maxRedirects?: number;
-  /** Origins whose policy is cached at most; least recently used go first. Default 10 000. */
+  /** Origins whose policy is cached at most (1 to 1 000 000); least recently used go first. Default 10 000. */
   maxOrigins?: number;
   /** How long a fetched robots.txt is used before a refetch, in ms (RFC 9309 §2.4). A shorter
    *  Cache-Control max-age wins. Default 86 400 000 (24 h). */
@@ -58,13 +58,26 @@ export interface ResolvedOptions {
   onVanished: 'keep-last' | 'allow';
 }
 
-function count(name: string, value: unknown, fallback: number, min = 0): number {
+function count(name: string, value: unknown, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new InvalidOptionError(name, `RobotsGate option ${name} must be a number >= ${min}, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw new InvalidOptionError(name, `RobotsGate option ${name} must be a number ${range}, got ${String(value)}`);
   }
   return value;
 }
+
+function whole(name: string, value: number): number {
+  if (!Number.isInteger(value)) throw new InvalidOptionError(name, `RobotsGate option ${name} must be a whole number, got ${value}`);
+  return value;
+}
+
+/** Node's timers hold at most 2^31-1 ms; a longer delay fires at once (with a warning on stderr),
+ *  so a huge timeoutMs would time every robots.txt fetch out immediately: all disallowed. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The origin caches (lru-cache) allocate their slots up front: 10^9 origins would exhaust memory at
+ *  construction, 10^6 costs tens of MB. */
+export const MAX_ORIGINS = 1_000_000;
 
 function envInterval(): number {
   const raw = process.env.ROBOTS_OVERRIDE_INTERVAL_MS;
@@ -78,15 +91,20 @@ function envInterval(): number {
 
 /** @throws InvalidOptionError (a RangeError, code `ERR_INVALID_OPTION`) naming the bad option. */
 export function resolveOptions(o: RobotsGateOptions): ResolvedOptions {
+  const override: unknown = o.override;
+  if (override !== undefined && typeof override !== 'boolean' && !(Array.isArray(override) && override.every((h) => typeof h === 'string' && h !== ''))) {
+    // `override: 'example.com'` (a string, not a list) must not be read as no override at all.
+    throw new InvalidOptionError('override', `RobotsGate option override must be true, false or an array of host names, got ${JSON.stringify(override)}`);
+  }
   if (o.onVanished !== undefined && o.onVanished !== 'keep-last' && o.onVanished !== 'allow') {
     throw new InvalidOptionError('onVanished', `RobotsGate option onVanished must be 'keep-last' or 'allow', got ${String(o.onVanished)}`);
   }
   const maxAgeMs = count('maxAgeMs', o.maxAgeMs, 86_400_000);
   return {
-    timeoutMs: count('timeoutMs', o.timeoutMs, 10_000, 1),
+    timeoutMs: count('timeoutMs', o.timeoutMs, 10_000, 1, MAX_TIMER_MS),
     maxBytes: count('maxBytes', o.maxBytes, 512_000, 1),
-    maxRedirects: count('maxRedirects', o.maxRedirects, 5),
-    maxOrigins: count('maxOrigins', o.maxOrigins, 10_000, 1),
+    maxRedirects: whole('maxRedirects', count('maxRedirects', o.maxRedirects, 5)),
+    maxOrigins: whole('maxOrigins', count('maxOrigins', o.maxOrigins, 10_000, 1, MAX_ORIGINS)),
     maxAgeMs,
     minAgeMs: Math.min(count('minAgeMs', o.minAgeMs, 60_000), maxAgeMs),
     retryMs: count('retryMs', o.retryMs, 60_000),

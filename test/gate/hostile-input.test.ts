@@ -89,6 +89,32 @@ describe('identity', () => {
   });
 });
 
+describe('options', () => {
+  const bad: Record<string, unknown>[] = [
+    { timeoutMs: 2 ** 31 }, // Node fires longer timers at once: every fetch would time out, all disallowed
+    { maxOrigins: 1e9 }, // the LRU caches allocate their slots up front: out of memory at construction
+    { maxOrigins: 1.5 },
+    { maxRedirects: 2.5 },
+    { override: 'example.com' }, // a string, not a list: must not silently mean no override
+    { override: [''] },
+  ];
+  for (const o of bad) {
+    it(`${JSON.stringify(o)} is refused with InvalidOptionError naming it`, () => {
+      let err: unknown;
+      try {
+        new RobotsGate({ userAgent: UA, ...(o as object) });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toMatchObject({ code: 'ERR_INVALID_OPTION', option: Object.keys(o)[0] });
+    });
+  }
+  it('the largest allowed values are accepted', async () => {
+    const g = newGate({ timeoutMs: 2 ** 31 - 1, maxOrigins: 1000, override: ['a.test'] });
+    expect(g.isUnderOverride('a.test')).toBe(false);
+  });
+});
+
 describe('URLs', () => {
   it('credentials in the userinfo never reach the decision or the error message', async () => {
     const g = newGate();
