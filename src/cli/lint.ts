@@ -6,6 +6,7 @@ import { decodeRobotsText, parseRobotsTxt } from '../parser/index.js';
 import type { Diagnostic } from '../parser/types.js';
 import { allDiagnostics } from '../web/diagnostics.js';
 import { fetchRobotsForTool } from '../web/fetch-robots.js';
+import { MAX_TIMEOUT_MS } from '../fetcher/robots-fetcher.js';
 import { plural } from '../report/format.js';
 
 /** Exit codes, as `--help` documents them. */
@@ -153,6 +154,13 @@ Exit codes: 0 clean (notes only), 1 warnings, 2 errors (or a usage error), 3 not
         if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
         throw err;
       });
+      const timeoutMs = Number(opts.timeout);
+      if (!(timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS)) {
+        // Not a fetch that timed out: `--timeout abc` would otherwise report the site unreachable.
+        process.stderr.write(`robots-gate lint: --timeout must be a number of ms from 1 to ${MAX_TIMEOUT_MS}, got ${printable(opts.timeout)}\n`);
+        process.exitCode = LINT_EXIT.errors;
+        return;
+      }
       let source: Source;
       try {
         source = await load(target, opts);

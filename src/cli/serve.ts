@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { openAudit } from '../audit/reader.js';
 import { startServer } from '../web/server.js';
+import { MAX_TIMEOUT_MS } from '../fetcher/robots-fetcher.js';
 
 interface ServeCliOptions {
   port: string;
@@ -31,8 +32,9 @@ Exit codes: 0 stopped by a signal, 1 could not start (DIR has no audit, port tak
         return;
       }
       const fetchTimeoutMs = Number(opts.timeout);
-      if (!(fetchTimeoutMs > 0)) {
-        process.stderr.write(`robots-gate serve: --timeout must be a positive number of ms, got ${opts.timeout}\n`);
+      if (!(fetchTimeoutMs >= 1 && fetchTimeoutMs <= MAX_TIMEOUT_MS)) {
+        // Node fires a longer timer at once: every fetch of the tester would "time out".
+        process.stderr.write(`robots-gate serve: --timeout must be a number of ms from 1 to ${MAX_TIMEOUT_MS}, got ${opts.timeout}\n`);
         process.exitCode = 1;
         return;
       }

@@ -63,11 +63,19 @@ export interface RobotsFetchResult {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/** The longest timeoutMs a Node timer holds (2^31-1 ms); a longer one fires at once, with a warning. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 /**
  * Fetch `<origin>/robots.txt` following RFC 9309 §2.3.
  * @param origin `scheme://host[:port]` as originOf gives it.
+ * @throws RangeError for a timeoutMs outside 1..MAX_TIMEOUT_MS (a caller's mistake, not the server's).
  */
 export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions): Promise<RobotsFetchResult> {
+  // A NaN, negative or overlong timeout would fire at once and report a healthy server unreachable.
+  if (!(options.timeoutMs >= 1 && options.timeoutMs <= MAX_TIMEOUT_MS)) {
+    throw new RangeError(`robots.txt fetch timeoutMs must be a number of ms from 1 to ${MAX_TIMEOUT_MS}, got ${options.timeoutMs}`);
+  }
   const robotsUrl = robotsUrlOf(origin);
   const started = Date.now();
   const controller = new AbortController();

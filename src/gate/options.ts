@@ -1,6 +1,7 @@
 // RobotsGate options: documented, defaulted and checked in one place.
 import type { Dispatcher } from 'undici';
 import type { PolicyStore } from '../stores/types.js';
+import { MAX_TIMEOUT_MS } from '../fetcher/robots-fetcher.js';
 import { InvalidOptionError } from './errors.js';
 
 export interface RobotsGateOptions {
@@ -14,7 +15,8 @@ export interface RobotsGateOptions {
   /** curl-style `HOST:PORT:ADDR` entries: connect there instead (robots.txt fetches too). Not
    *  together with `dispatcher` (build that one with createResolvingAgent). */
   resolve?: readonly string[];
-  /** Whole robots.txt fetch, redirects and body included, in ms (at most 2^31-1). Default 10 000. */
+  /** Whole robots.txt fetch, redirects and body included, in ms (at most 2^31-1: Node fires a longer
+   *  timer at once, and every fetch would time out). Default 10 000. */
   timeoutMs?: number;
   /** robots.txt bytes parsed at most, after content decoding (RFC 9309 §2.5 asks for at least
    *  500 KiB). Default 512 000. */
@@ -72,9 +74,6 @@ function whole(name: string, value: number): number {
   return value;
 }
 
-/** Node's timers hold at most 2^31-1 ms; a longer delay fires at once (with a warning on stderr),
- *  so a huge timeoutMs would time every robots.txt fetch out immediately: all disallowed. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The origin caches (lru-cache) allocate their slots up front: 10^9 origins would exhaust memory at
  *  construction, 10^6 costs tens of MB. */
 export const MAX_ORIGINS = 1_000_000;
@@ -101,7 +100,7 @@ export function resolveOptions(o: RobotsGateOptions): ResolvedOptions {
   }
   const maxAgeMs = count('maxAgeMs', o.maxAgeMs, 86_400_000);
   return {
-    timeoutMs: count('timeoutMs', o.timeoutMs, 10_000, 1, MAX_TIMER_MS),
+    timeoutMs: count('timeoutMs', o.timeoutMs, 10_000, 1, MAX_TIMEOUT_MS),
     maxBytes: count('maxBytes', o.maxBytes, 512_000, 1),
     maxRedirects: whole('maxRedirects', count('maxRedirects', o.maxRedirects, 5)),
     maxOrigins: whole('maxOrigins', count('maxOrigins', o.maxOrigins, 10_000, 1, MAX_ORIGINS)),

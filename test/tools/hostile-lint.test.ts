@@ -62,3 +62,14 @@ describe('lint of a file larger than it reads', () => {
     expect(truncated?.message).toContain(`(${body.length - 'User-agent: *\n'.length} bytes past 512000)`);
   });
 });
+
+describe('lint --timeout that no timer can hold', () => {
+  for (const t of ['abc', '-5', '99999999999']) {
+    it(`--timeout ${t}: a usage error (exit 2), not a site reported unreachable`, async () => {
+      const r = await runCli(['lint', 'http://127.0.0.1:9/', '--timeout', t]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--timeout must be a number of ms');
+      expect(r.stderr).not.toContain('unreachable');
+    });
+  }
+});
