@@ -3,8 +3,9 @@
 import { Command } from 'commander';
 import { parseHttpUrl } from '../fetcher/url.js';
 import type { Decision } from '../gate/types.js';
-import { parseRobotsTxt, productToken } from '../parser/index.js';
+import { decodeRobotsText, parseRobotsTxt, productToken } from '../parser/index.js';
 import type { MatchResult, RobotsTxt } from '../parser/types.js';
+import { printable } from './lint.js';
 import { FetchingSource, readRobotsFile } from './robots-source.js';
 
 /** Exit codes, as `--help` documents them. */
@@ -16,6 +17,29 @@ interface ExplainCliOptions {
   resolve: string[];
   timeout: string;
   context: string;
+  json?: boolean;
+}
+
+/** `--json`: the whole explanation as one object on stdout. */
+export interface ExplainJson {
+  readonly url: string;
+  readonly userAgent: string;
+  readonly productToken: string;
+  readonly allowed: boolean;
+  /** A gate DecisionReason (`allowed-by-rule`, `disallowed-by-rule`, `no-matching-rule`,
+   *  `unavailable`, `unreachable`, …). */
+  readonly reason: string;
+  /** The group that applied: its user-agent values and their lines; null when none applies or
+   *  the file was not used (unavailable, unreachable). */
+  readonly group: { readonly userAgents: readonly string[]; readonly lines: readonly number[] } | null;
+  /** The deciding rule; null when no rule matched. */
+  readonly rule: { readonly type: 'allow' | 'disallow'; readonly pattern: string; readonly line: number } | null;
+  /** Where the rules came from: the file given, or the fetched robots.txt with its stamp. */
+  readonly source:
+    | { readonly robotsFile: string }
+    | { readonly robotsUrl: string; readonly status: number | string; readonly sha256: string | null; readonly fetchedAt: string };
+  /** The reason in one sentence, as the text output ends. */
+  readonly sentence: string;
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -29,6 +53,7 @@ export function explainCommand(): Command {
     .option('--resolve <host:port:addr>', 'connect HOST:PORT to ADDR instead (curl convention); repeatable', collect, [])
     .option('--timeout <ms>', 'whole robots.txt fetch, in ms', '10000')
     .option('--context <n>', 'in a long file, lines shown around the marked ones', '2')
+    .option('--json', 'one JSON object on stdout: the decision, the group, the rule and the sentence')
     .addHelpText(
       'after',
       `
@@ -38,7 +63,8 @@ Exit codes:
   0  allowed
   1  disallowed
   2  bad usage, or not an http(s) URL
-  3  --robots-file cannot be read`,
+  3  --robots-file cannot be read
+With --json, a failure is also one object on stdout: {"url": …, "error": …}.`,
     )
     .action(async (url: string, opts: ExplainCliOptions) => {
       process.exitCode = await runExplain(url, opts);
@@ -46,57 +72,80 @@ Exit codes:
 }
 
 async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<number> {
-  const err = (s: string) => process.stderr.write(`robots-gate explain: ${s}\n`);
+  const fail = (s: string, code: number) => {
+    process.stderr.write(`robots-gate explain: ${printable(s)}\n`);
+    if (opts.json) process.stdout.write(JSON.stringify({ url: rawUrl, error: s }) + '\n');
+    return code;
+  };
   let url: URL;
   let token: string;
   try {
     url = parseHttpUrl(rawUrl);
     token = productToken(opts.userAgent);
   } catch (e) {
-    err((e as Error).message);
-    return EXPLAIN_EXIT.usage;
+    return fail((e as Error).message, EXPLAIN_EXIT.usage);
   }
-  const context = Math.max(0, Number(opts.context) || 0);
+  const context = Number(opts.context);
+  const timeoutMs = Number(opts.timeout);
+  if (!Number.isInteger(context) || context < 0) return fail(`--context must be a whole number >= 0, got ${JSON.stringify(opts.context)}`, EXPLAIN_EXIT.usage);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) return fail(`--timeout must be a whole number of ms >= 1, got ${JSON.stringify(opts.timeout)}`, EXPLAIN_EXIT.usage);
+  const emit = (text: string, json: Omit<ExplainJson, 'url' | 'userAgent' | 'productToken'>) =>
+    process.stdout.write(opts.json ? JSON.stringify({ url: url.href, userAgent: opts.userAgent, productToken: token, ...json }) + '\n' : text);
+
   if (opts.robotsFile) {
     let robots: RobotsTxt;
     let text: Uint8Array;
     try {
       ({ robots, text } = await readRobotsFile(opts.robotsFile));
     } catch (e) {
-      err(`cannot read --robots-file ${opts.robotsFile}: ${(e as Error).message}`);
-      return EXPLAIN_EXIT.unreadable;
+      return fail(`cannot read --robots-file ${opts.robotsFile}: ${(e as Error).message}`, EXPLAIN_EXIT.unreadable);
     }
     const m = robots.check(url, token);
-    process.stdout.write(render(Buffer.from(text).toString('utf8'), robots, m, context));
-    process.stdout.write(`\n${sentence(url, token, m)}\n`);
+    const s = sentence(url, token, m);
+    emit(`${render(decodeRobotsText(text), robots, m, context)}\n${printable(s)}\n`, {
+      ...verdict(m),
+      source: { robotsFile: opts.robotsFile },
+      sentence: s,
+    });
     return m.allowed ? EXPLAIN_EXIT.allowed : EXPLAIN_EXIT.disallowed;
   }
   let source: FetchingSource;
   try {
-    source = new FetchingSource(opts.userAgent, opts.resolve, Number(opts.timeout) || 10_000);
+    source = new FetchingSource(opts.userAgent, opts.resolve, timeoutMs);
   } catch (e) {
-    err((e as Error).message);
-    return EXPLAIN_EXIT.usage;
+    return fail((e as Error).message, EXPLAIN_EXIT.usage);
   }
   try {
     const d = await source.check(url.href);
     const body = source.record(d.origin)?.body;
-    process.stdout.write(`# ${d.policy.robotsUrl} (status ${d.policy.status}${d.policy.sha256 ? `, sha256 ${d.policy.sha256.slice(0, 16)}…` : ''}, fetched ${d.policy.fetchedAt})\n`);
+    const p = d.policy;
+    const head = `# ${p.robotsUrl} (status ${p.status}${p.sha256 ? `, sha256 ${p.sha256.slice(0, 16)}…` : ''}, fetched ${p.fetchedAt})\n`;
+    const src = { robotsUrl: p.robotsUrl, status: p.status, sha256: p.sha256, fetchedAt: p.fetchedAt };
     if (body !== undefined && (d.reason === 'allowed-by-rule' || d.reason === 'disallowed-by-rule' || d.reason === 'no-matching-rule' || d.reason === 'overridden')) {
-      const robots = parseRobotsTxt(body, { url: d.policy.finalUrl });
+      const robots = parseRobotsTxt(body, { url: p.finalUrl });
       const m = robots.check(url, token);
-      process.stdout.write(render(body, robots, m, context));
-      process.stdout.write(`\n${sentence(url, token, m, d)}\n`);
+      const s = sentence(url, token, m, d);
+      emit(`${head}${render(body, robots, m, context)}\n${printable(s)}\n`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s });
     } else {
-      process.stdout.write(`\n${sentence(url, token, null, d)}\n`);
+      const s = sentence(url, token, null, d);
+      emit(`${head}\n${printable(s)}\n`, { allowed: d.allowed, reason: d.reason, group: null, rule: null, source: src, sentence: s });
     }
     return d.allowed ? EXPLAIN_EXIT.allowed : EXPLAIN_EXIT.disallowed;
   } catch (e) {
-    err((e as Error).message);
-    return EXPLAIN_EXIT.usage;
+    return fail((e as Error).message, EXPLAIN_EXIT.usage);
   } finally {
     await source.close();
   }
+}
+
+/** The match as the JSON output gives it. */
+function verdict(m: MatchResult): Pick<ExplainJson, 'allowed' | 'reason' | 'group' | 'rule'> {
+  return {
+    allowed: m.allowed,
+    reason: m.rule ? (m.allowed ? 'allowed-by-rule' : 'disallowed-by-rule') : 'no-matching-rule',
+    group: m.group ? { userAgents: [...m.group.userAgents], lines: [...m.group.lines] } : null,
+    rule: m.rule ? { type: m.rule.type, pattern: m.rule.pattern, line: m.rule.line } : null,
+  };
 }
 
 /** The file with line numbers, the applying group marked `|` and the deciding rule `>`. Long
@@ -127,7 +176,8 @@ function render(text: string, robots: RobotsTxt, m: MatchResult, context: number
     if (!show.has(n)) continue;
     if (prev && n > prev + 1) out.push(`${' '.repeat(width)}   …`);
     const mark = n === decisive ? '>' : groupLines.has(n) ? '|' : ' ';
-    out.push(`${mark} ${String(n).padStart(width)}  ${lines[n - 1]}`);
+    // The file may be hostile: its control characters are shown, not sent to the terminal.
+    out.push(`${mark} ${String(n).padStart(width)}  ${printable(lines[n - 1]!)}`);
     prev = n;
   }
   if (show.size === 0) out.push('(no group applies to this crawler: nothing to mark)');
