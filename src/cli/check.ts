@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { productToken } from '../parser/index.js';
 import { parseHttpUrl } from '../fetcher/url.js';
+import { printable } from './lint.js';
 import { FetchingSource, readRobotsFile } from './robots-source.js';
 
 /** Exit codes, as `--help` documents them. */
@@ -45,6 +46,11 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
   const err = (s: string) => process.stderr.write(`robots-gate check: ${s}\n`);
   let disallowed = false;
   let bad = false;
+  const timeoutMs = Number(opts.timeout);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
+    err(`--timeout must be a whole number of ms >= 1, got ${JSON.stringify(opts.timeout)}`);
+    return CHECK_EXIT.usage;
+  }
   if (opts.robotsFile) {
     let robots;
     try {
@@ -67,7 +73,7 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
       } catch (e) {
         bad = true;
         if (opts.json) out(JSON.stringify({ url: u, error: (e as Error).message }));
-        else err((e as Error).message);
+        else err(printable((e as Error).message));
         continue;
       }
       if (!r.allowed) disallowed = true;
@@ -78,7 +84,7 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
   } else {
     let source: FetchingSource;
     try {
-      source = new FetchingSource(opts.userAgent, opts.resolve, Number(opts.timeout) || 10_000);
+      source = new FetchingSource(opts.userAgent, opts.resolve, timeoutMs);
     } catch (e) {
       err((e as Error).message);
       return CHECK_EXIT.usage;
@@ -91,7 +97,7 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
         } catch (e) {
           bad = true;
           if (opts.json) out(JSON.stringify({ url: u, error: (e as Error).message }));
-          else err((e as Error).message);
+          else err(printable((e as Error).message));
           continue;
         }
         if (!d.allowed) disallowed = true;
@@ -109,5 +115,6 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
 function line(url: string, allowed: boolean, reason: string, rule: { type: string; pattern: string; line: number } | null, source?: string): string {
   const verdict = allowed ? 'allowed   ' : 'disallowed';
   const why = rule ? `${rule.type === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern} (line ${rule.line})` : reason;
-  return `${verdict}  ${url}  ${why}${source ? `  [${source}]` : ''}`;
+  // The pattern comes from a robots.txt that may be hostile: no control character reaches the terminal.
+  return printable(`${verdict}  ${url}  ${why}${source ? `  [${source}]` : ''}`);
 }

@@ -81,3 +81,14 @@ describe('explain on hostile input', () => {
     expect(c.code).toBe(2);
   });
 });
+
+describe('check on hostile input', () => {
+  it('a rule pattern carrying escape sequences is printed defused; a non-numeric --timeout is exit 2', async () => {
+    const f = file('evil-check.txt', 'User-agent: *\nDisallow: /a\x1b[2J\x1b]0;pwned\x07\n');
+    const r = await runCli(['check', 'http://a.test/a%1B[2J%1B]0;pwned%07', '--user-agent', 'T', '--robots-file', f]);
+    expect(r.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    const t = await runCli(['check', 'http://a.test/', '--user-agent', 'T', '--timeout', 'soon']);
+    expect(t.code).toBe(2);
+    expect(t.stderr).toMatch(/--timeout must be/);
+  });
+});
