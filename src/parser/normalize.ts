@@ -77,6 +77,9 @@ export function normalEnd(s: string, start: number, n: number): number {
     const k = ASCII_CLASS[c]!;
     if (k === 0) {
       if (c === 63 /* ? */) inPath = false;
+      // WHATWG URL sends `'` in an http(s) query as %27 (the query percent-encode set of special
+      // URLs): match the octets the request will carry, as the gate and fetch() do.
+      else if (c === 39 /* ' */ && !inPath) return -1;
       else if (c === 47 /* / */ && inPath && s.charCodeAt(i + 1) === 46 /* . */) {
         // `/.` followed by `/`, `?`, `#`, end, or `./` ... : a dot segment.
         let j = i + 2;

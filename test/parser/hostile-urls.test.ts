@@ -58,3 +58,14 @@ describe('strings that are no URL at all', () => {
     expect(verdict('http://h/a' + 'b'.repeat(1_000_000)).allowed).toBe(false);
   });
 });
+
+describe('the fast path for strings agrees with WHATWG URL (what fetch sends)', () => {
+  it("a ' in the query is matched as %27, as the request carries it", () => {
+    const r = parseRobotsTxt("User-agent: *\nDisallow: /*%27\nAllow: /p'\n");
+    expect(r.check("http://h/search?q='x", 'Bot').allowed).toBe(false);
+    expect(r.check("/search?q='x", 'Bot').allowed).toBe(false);
+    expect(r.check(new URL("http://h/search?q='x"), 'Bot').allowed).toBe(false);
+    // In the path WHATWG keeps ' as it is.
+    expect(r.check("http://h/p'", 'Bot').rule?.pattern).toBe("/p'");
+  });
+});
