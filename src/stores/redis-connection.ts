@@ -221,9 +221,15 @@ export async function connectRedis(url: string, options: RedisConnectionOptions 
   try {
     await client.connect();
     await client.ping();
+    // ioredis reports a failed SELECT of the URL's database (`/99` on a server with 16) only as
+    // an 'error' event and carries on in database 0: the fleet would share another run's keys.
+    if (isReplyError(first)) throw first;
   } catch (err) {
     client.disconnect();
-    throw new RedisUnreachableError(maskRedisUrl(url), first ?? err);
+    const cause = first ?? err;
+    // A server that is not Redis (an HTTP port, say) answers bytes ioredis cannot read.
+    const notRedis = cause instanceof Error && /^Protocol error/.test(cause.message);
+    throw new RedisUnreachableError(maskRedisUrl(url), notRedis ? new Error(`it does not speak the Redis protocol (${cause.message.replace(/ Please report this\.$/, '')})`) : cause);
   }
   client.off('error', swallow);
   return new RedisConnection(client, url, options);
