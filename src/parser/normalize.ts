@@ -12,7 +12,8 @@
 // - the hex digits of every other escape are upper-cased; reserved characters (`%2F`, `%3F`, ...)
 //   stay encoded, so `/a%2Fb` and `/a/b` stay different, as RFC 3986 requires;
 // - ASCII octets that may not appear in a URI at all (controls, space, `"` `<` `>` `\` `^` `` ` ``
-//   `{` `|` `}`, DEL) are percent-encoded, and a `%` not followed by two hex digits becomes `%25`.
+//   `{` `|` `}`, DEL) are percent-encoded, and so is `'` (see ASCII_CLASS); a `%` not followed by
+//   two hex digits becomes `%25`.
 //
 // Google's reference parser differs: it only encodes non-ASCII octets and upper-cases hex, so for it
 // `/%7Euser/` and `/~user/` are different paths. We follow the RFC (see test "encoding").
@@ -24,7 +25,10 @@ const ASCII_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
   if (c === 37) ASCII_CLASS[c] = 2;
-  else if (/[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]/.test(ch)) ASCII_CLASS[c] = 0;
+  // `'` is kept encoded (%27) on both sides: WHATWG URL sends it raw in a path but as %27 in an
+  // http(s) query, so a rule's `'` would otherwise never match the query the request carries.
+  // RFC 9309 §2.2.2 has reserved octets percent-encoded before comparison; `'` is one of them.
+  else if (/[A-Za-z0-9\-._~:/?#[\]@!$&()*+,;=]/.test(ch)) ASCII_CLASS[c] = 0;
   else ASCII_CLASS[c] = 1;
 }
 
@@ -77,9 +81,6 @@ export function normalEnd(s: string, start: number, n: number): number {
     const k = ASCII_CLASS[c]!;
     if (k === 0) {
       if (c === 63 /* ? */) inPath = false;
-      // WHATWG URL sends `'` in an http(s) query as %27 (the query percent-encode set of special
-      // URLs): match the octets the request will carry, as the gate and fetch() do.
-      else if (c === 39 /* ' */ && !inPath) return -1;
       else if (c === 47 /* / */ && inPath && s.charCodeAt(i + 1) === 46 /* . */) {
         // `/.` followed by `/`, `?`, `#`, end, or `./` ... : a dot segment.
         let j = i + 2;

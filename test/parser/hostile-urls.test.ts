@@ -60,12 +60,14 @@ describe('strings that are no URL at all', () => {
 });
 
 describe('the fast path for strings agrees with WHATWG URL (what fetch sends)', () => {
-  it("a ' in the query is matched as %27, as the request carries it", () => {
-    const r = parseRobotsTxt("User-agent: *\nDisallow: /*%27\nAllow: /p'\n");
+  it("a ' is the same octet as %27, in the path and in the query (WHATWG URL sends it raw in a path, as %27 in a query)", () => {
+    const r = parseRobotsTxt("User-agent: *\nDisallow: /*?q='\nDisallow: /p'\n");
     expect(r.check("http://h/search?q='x", 'Bot').allowed).toBe(false);
     expect(r.check("/search?q='x", 'Bot').allowed).toBe(false);
+    expect(r.check('/search?q=%27x', 'Bot').allowed).toBe(false);
     expect(r.check(new URL("http://h/search?q='x"), 'Bot').allowed).toBe(false);
-    // In the path WHATWG keeps ' as it is.
     expect(r.check("http://h/p'", 'Bot').rule?.pattern).toBe("/p'");
+    expect(r.check('http://h/p%27', 'Bot').allowed).toBe(false);
+    expect(r.check('http://h/search?q=x', 'Bot').allowed).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
 // rule), to check the compiled, indexed matcher against.
 
 const UNRESERVED_OR_SPECIAL = /[A-Za-z0-9\-._~*$]/;
-const ALLOWED_RAW = /[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/;
+const ALLOWED_RAW = /[A-Za-z0-9\-._~:/?#[\]@!$&()*+,;=%]/;
 
 /** Percent normal form of one literal segment: a list of octet tokens (strings of 1 char or `%XX`). */
 export function referenceNormalize(s: string): string[] {
