@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { openAudit } from '../audit/reader.js';
 import { startServer } from '../web/server.js';
 import { MAX_TIMEOUT_MS } from '../fetcher/robots-fetcher.js';
+import { parseResolveEntries } from '../fetcher/resolving-agent.js';
 
 interface ServeCliOptions {
   port: string;
@@ -35,6 +36,14 @@ Exit codes: 0 stopped by a signal, 1 could not start (DIR has no audit, port tak
       if (!(fetchTimeoutMs >= 1 && fetchTimeoutMs <= MAX_TIMEOUT_MS)) {
         // Node fires a longer timer at once: every fetch of the tester would "time out".
         process.stderr.write(`robots-gate serve: --timeout must be a number of ms from 1 to ${MAX_TIMEOUT_MS}, got ${opts.timeout}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      try {
+        // Fail now, not on each "Fetch robots.txt" of the page, when a --resolve entry is malformed.
+        parseResolveEntries(opts.resolve);
+      } catch (err) {
+        process.stderr.write(`robots-gate serve: ${(err as Error).message}\n`);
         process.exitCode = 1;
         return;
       }
