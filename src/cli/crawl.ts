@@ -345,14 +345,22 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const started = Date.now();
     let status: 'completed' | 'interrupted' | 'failed' = 'failed';
     let failure: unknown;
+    let abandoned = 0;
     try {
-      status = (await job.run()).status;
+      ({ status, abandoned } = await job.run());
     } catch (err) {
       failure = err;
     } finally {
       progress.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+    }
+    if (abandoned > 0) {
+      say(
+        fleet
+          ? `${abandoned} URLs were still waiting for Redis: nothing more of them is sent; the run's other workers (or a restart) take them when their leases expire`
+          : `${abandoned} URLs were still waiting on the gate: nothing more of them is sent; --resume takes them again`,
+      );
     }
     const stats = job.stats();
     const elapsed = Date.now() - started;

@@ -36,6 +36,10 @@ export interface CrawlJobOptions {
   readonly maxRedirects?: number;
   /** Stops taking new URLs; requests in flight are aborted (their rows say so, not final). */
   readonly signal?: AbortSignal;
+  /** After the signal aborts, how long (ms) to wait for the work in flight to finish its
+   *  frontier and store calls; a shared frontier whose Redis is away would hold them for ever.
+   *  Default 5,000. */
+  readonly abortGraceMs?: number;
 }
 
 /** Per-host figures for the summary. */
@@ -75,6 +79,10 @@ export interface CrawlStats {
 export interface CrawlResult {
   readonly status: 'completed' | 'interrupted';
   readonly stats: CrawlStats;
+  /** Items still waiting on the frontier or the gate's store when an interrupted run gave up
+   *  on them (`abortGraceMs`): nothing more of them is sent; a shared frontier hands their URLs
+   *  to other workers when their leases expire. */
+  readonly abandoned: number;
 }
 
 // Rows at full speed share milliseconds: remember the last conversion.
@@ -141,6 +149,7 @@ export class CrawlJob {
       defaultBackoffMs: 10_000,
       maxBackoffMs: 3_600_000,
       maxRedirects: 5,
+      abortGraceMs: 5_000,
       ...options,
       signal: options.signal,
     };
@@ -178,6 +187,7 @@ export class CrawlJob {
     gate.on('policy', onPolicy);
     gate.on('policy-change', onChange);
     const inflight = new Set<Promise<void>>();
+    let abandoned = 0;
     let completions = 0;
     let wake: (() => void) | undefined;
     const onAbort = () => wake?.();
@@ -186,9 +196,12 @@ export class CrawlJob {
       for (;;) {
         if (this.fatal !== undefined || signal?.aborted) break;
         const seen = completions;
-        let r: Awaited<ReturnType<Frontier['take']>>;
+        let r: Awaited<ReturnType<Frontier['take']>> | undefined;
         try {
-          r = await frontier.take();
+          // An interrupt must not wait for the frontier: a shared one whose Redis is away
+          // answers only when Redis is back, and Ctrl-C would do nothing until then.
+          r = await unlessAborted(frontier.take(), signal);
+          if (r === undefined) break;
         } catch (err) {
           // A frontier that fails (a shared one whose store is gone for good) stops the run;
           // the requests in flight still finish and get their rows.
@@ -222,14 +235,22 @@ export class CrawlJob {
         if (timer !== undefined) clearTimeout(timer);
         wake = undefined;
       }
-      await Promise.all(inflight);
+      if (signal?.aborted) {
+        // Requests in flight were aborted with the signal and get their rows at once; what
+        // still waits after the grace period waits on the frontier or the store (Redis away).
+        const all = Promise.all(inflight);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, this.o.abortGraceMs)))]);
+        clearTimeout(timer);
+        abandoned = inflight.size;
+      } else await Promise.all(inflight);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       gate.off?.('policy', onPolicy as never);
       gate.off?.('policy-change', onChange as never);
     }
     if (this.fatal !== undefined) throw this.fatal;
-    return { status: signal?.aborted ? 'interrupted' : 'completed', stats: this.stats() };
+    return { status: signal?.aborted ? 'interrupted' : 'completed', stats: this.stats(), abandoned };
   }
 
   stats(): CrawlStats {
@@ -602,6 +623,29 @@ export class CrawlJob {
     }
     return h;
   }
+}
+
+/** `p`'s value, or undefined as soon as `signal` aborts (`p` runs on; its outcome is dropped). */
+function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (!signal) return p;
+  if (signal.aborted) {
+    p.catch(() => {});
+    return Promise.resolve(undefined);
+  }
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 function errText(err: unknown): string {
