@@ -110,7 +110,8 @@ Exit codes:
        or the same --worker name)
   3    the audit cannot be written (read-only DIR, disk full): rows written before are intact
   4    documents cannot be saved under --out (read-only, disk full)
-  5    Redis unreachable (with --redis)
+  5    Redis unreachable or unusable at start (with --redis), or the run's state lost from
+       it mid-run (restarted empty, flushed): rows written are intact; --resume finishes
   130  interrupted (SIGINT/SIGTERM): rows written are intact; --resume continues`,
     )
     .action(async (file: string, opts: CrawlCliOptions) => {
@@ -381,6 +382,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       say((failure as Error).message ?? String(failure));
       if (failure instanceof AuditWriteError) return CRAWL_EXIT.audit;
       if (failure instanceof OutputWriteError) return CRAWL_EXIT.output;
+      // The run's shared state vanished from Redis: a Redis failure, not a URL's.
+      if ((failure as { code?: string }).code === 'ERR_FLEET_STATE_LOST') return CRAWL_EXIT.redis;
       return CRAWL_EXIT.problems;
     }
     if (status === 'interrupted') return CRAWL_EXIT.interrupted;

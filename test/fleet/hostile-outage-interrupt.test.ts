@@ -61,4 +61,32 @@ describe('SIGINT while Redis is down', () => {
     const recorded = new Set(rows.map((x) => new URL(x.url).pathname));
     for (const q of seen) expect(recorded.has(q.path), q.path).toBe(true);
   });
+
+  it('Redis restarted empty mid-run: exit 5 (a Redis failure, not a URL error), one line on the cause, rows intact', async () => {
+    await redis.restart();
+    const out = path.join(dir, 'out-lost');
+    const list = Array.from({ length: 60 }, (_, i) => `${v.origin('a.test')}/q${i}`).join('\n') + '\n';
+    const r = await runCli(
+      ['crawl', '-', '--user-agent', 'T', '--out', out, '--min-interval', '100', '--redis', redis.url, '--run', 'lost', '--worker', 'w1', '--resolve', v.resolve[0]!],
+      {
+        stdin: list,
+        timeoutMs: 40_000,
+        onStart: () => {
+          const poll = setInterval(() => {
+            if (v.requests('a.test').filter((q) => q.path.startsWith('/q')).length < 5) return;
+            clearInterval(poll);
+            void redis.stop().then(() => setTimeout(() => void redis.restart(), 1000));
+          }, 20);
+        },
+      },
+    );
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/queue is gone from Redis/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const db = new Database(path.join(out, 'audit-w1.sqlite'), { readonly: true });
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    const n = (db.prepare('SELECT COUNT(*) AS n FROM attempts WHERE status IS NOT NULL').get() as { n: number }).n;
+    db.close();
+    expect(n).toBe(v.requests('a.test').filter((q) => q.path.startsWith('/q') && q.endedAt !== undefined).length);
+  });
 });
