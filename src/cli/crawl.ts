@@ -161,6 +161,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   }
   for (const bad of list.invalid.slice(0, 10)) say(`line ${bad.line}: ${bad.message} (skipped)`);
   if (list.invalid.length > 10) say(`… and ${list.invalid.length - 10} more lines that are not URLs (all in the audit)`);
+  if (list.duplicates > 0) say(`${list.duplicates} lines repeat an earlier URL (after normalisation: fragment dropped, host lower-cased): each URL is fetched once`);
   if (list.urls.length === 0) {
     say(`no URL to crawl in ${file} (${list.invalid.length} lines were not http(s) URLs)`);
     return CRAWL_EXIT.usage;
@@ -176,8 +177,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const lock = lockAudit(path.join(outDir, auditName));
     process.once('exit', () => lock.release());
   } catch (err) {
-    say((err as Error).message);
-    return (err as { code?: string }).code === 'ERR_CRAWL_LOCKED' ? CRAWL_EXIT.usage : CRAWL_EXIT.output;
+    const locked = (err as { code?: string }).code === 'ERR_CRAWL_LOCKED';
+    say(`${(err as Error).message}${locked && opts.redis ? ' (each worker of a fleet needs its own --worker name)' : ''}`);
+    return locked ? CRAWL_EXIT.usage : CRAWL_EXIT.output;
   }
   let done = new Set<string>();
   let resumeOf: string | null = null;

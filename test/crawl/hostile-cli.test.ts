@@ -126,4 +126,13 @@ describe('robots-gate crawl against hostile sites', () => {
     expect(r3.code).toBe(0);
     expect(fs.existsSync(path.join(out, 'audit.sqlite.lock'))).toBe(false);
   });
+
+  it('100,000 copies of one URL: one request, and stderr says how many lines were repeats', async () => {
+    const v = await hosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
+    const out = path.join(tmp(), 'out');
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', out, ...resolveArgs(v)], { stdin: `${v.origin('a.test')}/same#frag\n`.repeat(100_000) });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/99999 lines repeat an earlier URL/);
+    expect(v.requests('a.test', '/same')).toHaveLength(1);
+  });
 });
