@@ -27,29 +27,42 @@ export interface SavedDocument {
 
 const COLLISION = new Set(['EEXIST', 'ENOTDIR', 'EISDIR']);
 
-/** Save `body` for `url` under `outDir`.
- *  @throws OutputWriteError when the file system refuses (ENOSPC, EROFS, EACCES, …). */
+/**
+ * Save `body` for `url` under `outDir`. A file already there is never overwritten with other
+ * content: an audit row names its saved path and sha256, and that must stay true. Different URLs
+ * can share a path once made safe (`/` and `/index.html`; `/a%2Fb` and `/a_b`; `/%2e%2e` and
+ * `/_..`), and a URL fetched again may have changed: the later document then goes to the URL's
+ * conflict path, or, taken too, that path plus its content hash.
+ * @throws OutputWriteError when the file system refuses (ENOSPC, EROFS, EACCES, …).
+ */
 export async function saveDocument(outDir: string, url: string, body: Uint8Array): Promise<SavedDocument> {
   const sha256 = createHash('sha256').update(body).digest('hex');
-  let rel = documentPath(url);
-  try {
-    await write(outDir, rel, body);
-  } catch (err) {
-    if (!COLLISION.has((err as { code?: string }).code ?? '')) throw outputError(err, outDir, rel);
-    rel = conflictPath(url);
+  const alt = conflictPath(url);
+  for (const rel of [documentPath(url), alt, `${alt}~${sha256.slice(0, 16)}`]) {
     try {
-      await write(outDir, rel, body);
-    } catch (err2) {
-      throw outputError(err2, outDir, rel);
+      if (await writeNew(outDir, rel, body)) return { savedPath: rel, sha256 };
+    } catch (err) {
+      if (!COLLISION.has((err as { code?: string }).code ?? '')) throw outputError(err, outDir, rel);
     }
   }
-  return { savedPath: rel, sha256 };
+  // The last path is named by the content hash: it holds these bytes, or a file system in the
+  // way of it (a directory by that name) that only a hostile layout could have made.
+  throw outputError(new Error('every path for it is taken by other content'), outDir, alt);
 }
 
-async function write(outDir: string, rel: string, body: Uint8Array): Promise<void> {
+/** Write `body` at `rel` unless a file is there: true when written or already holding exactly
+ *  these bytes, false when it holds others. @throws ENOTDIR/EISDIR and real failures. */
+async function writeNew(outDir: string, rel: string, body: Uint8Array): Promise<boolean> {
   const full = resolveInside(outDir, rel);
   await fs.mkdir(path.dirname(full), { recursive: true });
-  await fs.writeFile(full, body);
+  try {
+    await fs.writeFile(full, body, { flag: 'wx' });
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EEXIST') throw err;
+  }
+  const there = await fs.readFile(full).catch(() => undefined);
+  return there !== undefined && Buffer.from(body.buffer, body.byteOffset, body.byteLength).equals(there);
 }
 
 function outputError(err: unknown, outDir: string, rel: string): OutputWriteError {

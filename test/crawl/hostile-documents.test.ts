@@ -1,0 +1,40 @@
+// Documents whose safe paths collide: no saved file may ever be replaced by other content, or an
+// audit row's saved path and sha256 would stop describing what is on disk.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { saveDocument } from '../../src/crawl/document-store.js';
+
+const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-docs-'));
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+const onDisk = (rel: string) => createHash('sha256').update(fs.readFileSync(path.join(out, rel))).digest('hex');
+
+describe('saving documents whose paths collide', () => {
+  it.each([
+    ['http://c.test/', 'http://c.test/index.html'],
+    ['http://c.test/a%2Fb', 'http://c.test/a_b'],
+    ['http://c.test/%2e%2e', 'http://c.test/_..'],
+    ['http://c.test/x:y', 'http://c.test/x_y'],
+  ])('%s and %s both keep their content', async (first, second) => {
+    const a = await saveDocument(out, first, Buffer.from(`first ${first}`));
+    const b = await saveDocument(out, second, Buffer.from(`second ${second}`));
+    expect(b.savedPath).not.toBe(a.savedPath);
+    expect(onDisk(a.savedPath)).toBe(a.sha256);
+    expect(onDisk(b.savedPath)).toBe(b.sha256);
+  });
+
+  it('a URL saved again with the same bytes keeps its path; with new bytes the old file stays as recorded', async () => {
+    const url = 'http://d.test/page';
+    const v1 = await saveDocument(out, url, Buffer.from('v1'));
+    const again = await saveDocument(out, url, Buffer.from('v1'));
+    expect(again.savedPath).toBe(v1.savedPath);
+    const v2 = await saveDocument(out, url, Buffer.from('v2'));
+    const v3 = await saveDocument(out, url, Buffer.from('v3'));
+    expect(new Set([v1.savedPath, v2.savedPath, v3.savedPath]).size).toBe(3);
+    for (const s of [v1, v2, v3]) expect(onDisk(s.savedPath)).toBe(s.sha256);
+    // v2 once more: found where it already is.
+    expect((await saveDocument(out, url, Buffer.from('v2'))).savedPath).toBe(v2.savedPath);
+  });
+});
