@@ -65,10 +65,16 @@ const collect = (v: string, acc: string[]) => [...acc, v];
 
 class UsageError extends Error {}
 
-function count(name: string, raw: string | undefined, min: number): number | undefined {
+/** Node timers hold at most 2^31 - 1 ms (24.8 days); a longer one fires after 1 ms, which turned
+ *  a huge --timeout into an immediate failure and a huge interval into a busy loop. */
+const MAX_MS = 2_147_483_647;
+
+function count(name: string, raw: string | undefined, min: number, max = MAX_MS): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < min) throw new UsageError(`${name} must be a number >= ${min}, got ${JSON.stringify(raw)}`);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
   return n;
 }
 
@@ -126,12 +132,14 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   let robotsTimeoutMs: number, maxPageBytes: number;
   let recheckAfterMs: number | undefined, overrideIntervalMs: number | undefined;
   try {
-    concurrency = count('--concurrency', opts.concurrency, 1)!;
+    concurrency = count('--concurrency', opts.concurrency, 1, 10_000)!;
+    if (!Number.isInteger(concurrency)) throw new UsageError(`--concurrency must be a whole number, got ${JSON.stringify(opts.concurrency)}`);
     minIntervalMs = count('--min-interval', opts.minInterval, 0)!;
-    maxCrawlDelaySeconds = count('--max-crawl-delay', opts.maxCrawlDelay, 0)!;
+    // A day: a host asking for more is skipped (or clamped to this), never waited on for weeks.
+    maxCrawlDelaySeconds = count('--max-crawl-delay', opts.maxCrawlDelay, 0, 86_400)!;
     timeoutMs = count('--timeout', opts.timeout, 1)!;
     robotsTimeoutMs = count('--robots-timeout', opts.robotsTimeout, 1)!;
-    maxPageBytes = count('--max-page-bytes', opts.maxPageBytes, 1)!;
+    maxPageBytes = count('--max-page-bytes', opts.maxPageBytes, 1, 2 ** 31)!;
     progressMs = count('--progress-interval', opts.progressInterval, 10)!;
     recheckAfterMs = count('--recheck-after', opts.recheckAfter, 0);
     overrideIntervalMs = count('--override-interval', opts.overrideInterval, 0);

@@ -117,7 +117,8 @@ interface RowParts {
    *  the transport followed itself). */
   settles?: boolean;
 }
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const MAX_TIMER_MS = 2_147_483_647;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, MAX_TIMER_MS)));
 
 /**
  * One crawl: `expect()` the URLs added to the frontier, then `run()`. Listens to the gate's
@@ -226,7 +227,9 @@ export class CrawlJob {
         // Sleep until the earliest host opens, or something of ours completes. With nothing of
         // ours in flight and no time given, poll now and then: a shared frontier can change
         // under us (other workers finish).
-        const ms = r.retryAt !== null ? Math.max(0, r.retryAt - Date.now()) : inflight.size > 0 ? undefined : 1_000;
+        // A wait past the longest Node timer (2^31 - 1 ms) is slept in steps: a longer timer fires
+        // after 1 ms, and the loop would spin.
+        const ms = r.retryAt !== null ? Math.min(Math.max(0, r.retryAt - Date.now()), MAX_TIMER_MS) : inflight.size > 0 ? undefined : 1_000;
         let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
           wake = resolve;
