@@ -59,6 +59,8 @@ export interface HostStats {
   lastAt: number | undefined;
   /** Why the host was skipped, if it was. */
   skippedBecause: string | undefined;
+  /** ms since epoch: the host is backed off (429/503, Retry-After) until then. */
+  backoffUntil: number | undefined;
 }
 
 export interface CrawlStats {
@@ -261,7 +263,9 @@ export class CrawlJob {
     for (const h of this.hostStats.values()) {
       if (h.remaining <= 0 || h.skippedBecause) continue;
       const interval = Math.max(h.maxIntervalMs, (h.crawlDelaySeconds ?? 0) * 1000, this.minIntervalGuessMs);
-      etaMs = Math.max(etaMs, h.remaining * interval);
+      // A host backed off by Retry-After sends nothing until then: the bound starts there.
+      const held = h.backoffUntil !== undefined ? Math.max(0, h.backoffUntil - Date.now()) : 0;
+      etaMs = Math.max(etaMs, held + (held > 0 ? h.remaining - 1 : h.remaining) * interval);
     }
     return {
       startedAt: this.startedAt,
@@ -375,6 +379,7 @@ export class CrawlJob {
     if (backoff) {
       const after = retryAfterMs(last.headers['retry-after'], endedAt) ?? this.o.defaultBackoffMs;
       const notBefore = endedAt + Math.min(after, this.o.maxBackoffMs);
+      this.host(host).backoffUntil = notBefore;
       if (retry) await frontier.fail(t, endedAt, { retry: true, notBefore });
       else await frontier.complete(t, endedAt, { notBefore });
     } else {
@@ -621,6 +626,7 @@ export class CrawlJob {
         firstAt: undefined,
         lastAt: undefined,
         skippedBecause: undefined,
+        backoffUntil: undefined,
       };
       this.hostStats.set(host, h);
     }
