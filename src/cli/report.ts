@@ -3,7 +3,11 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { buildReportHtml } from '../report/html.js';
+import type { CrawlRecord } from '../report/crawl-record.js';
 import { loadCrawlRecord } from '../report/load.js';
+
+/** Exit codes; 3 is `audit`'s code for the same DIR, so scripts read both commands alike. */
+export const REPORT_EXIT = { ok: 0, notWritten: 1, unreadable: 3 } as const;
 
 interface ReportCliOptions {
   html?: string;
@@ -16,10 +20,25 @@ export function reportCommand(): Command {
     .argument('<dir>', 'the crawl\'s output DIR (every audit*.sqlite in it is read as one)')
     .option('--html <file>', 'write the report to FILE (default: standard output)')
     .option('--title <text>', 'what the report is about (default: DIR)')
-    .addHelpText('after', '\nExit codes: 0 written, 1 DIR has no readable audit or FILE cannot be written.')
+    .addHelpText(
+      'after',
+      `
+Exit codes:
+  0  written
+  1  FILE cannot be written
+  3  nothing to read: DIR holds no readable audit (as \`robots-gate audit\`)`,
+    )
     .action(async (dir: string, opts: ReportCliOptions) => {
+      let record: CrawlRecord;
       try {
-        const html = buildReportHtml(loadCrawlRecord(dir), { title: opts.title ?? path.resolve(dir) });
+        record = loadCrawlRecord(dir);
+      } catch (err) {
+        process.stderr.write(`robots-gate report: nothing to read: ${(err as Error).message}\n`);
+        process.exitCode = REPORT_EXIT.unreadable;
+        return;
+      }
+      try {
+        const html = buildReportHtml(record, { title: opts.title ?? path.resolve(dir) });
         if (opts.html) {
           await writeFile(opts.html, html);
           process.stderr.write(`wrote ${opts.html} (${Buffer.byteLength(html)} bytes)\n`);
@@ -28,7 +47,7 @@ export function reportCommand(): Command {
         }
       } catch (err) {
         process.stderr.write(`robots-gate report: ${(err as Error).message}\n`);
-        process.exitCode = 1;
+        process.exitCode = REPORT_EXIT.notWritten;
       }
     });
 }

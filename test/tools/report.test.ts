@@ -105,7 +105,7 @@ describe('report', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 
-  it('runs from the CLI: --html FILE writes the file; a DIR without an audit exits 1 with a message', async () => {
+  it('runs from the CLI: --html FILE writes the file; a DIR without an audit exits 3 (nothing to read, as `audit`), and --help says so', async () => {
     const out = path.join(os.tmpdir(), `rg-report-${process.pid}.html`);
     const ok = await runCli(['report', dir, '--html', out]);
     expect(ok.stderr).toContain(`wrote ${out}`);
@@ -118,9 +118,16 @@ describe('report', () => {
     expect(stdout.code).toBe(0);
     expect(stdout.stdout.startsWith('<!doctype html>')).toBe(true);
     const empty = await runCli(['report', os.tmpdir() + '/definitely-not-a-crawl-dir']);
-    expect(empty.code).toBe(1);
-    expect(empty.stderr).toMatch(/robots-gate report: .*definitely-not-a-crawl-dir/);
+    expect(empty.code).toBe(3);
+    expect(empty.stderr).toMatch(/robots-gate report: nothing to read: .*definitely-not-a-crawl-dir/);
     expect(existsSync(out)).toBe(false);
+    const audit = await runCli(['audit', os.tmpdir() + '/definitely-not-a-crawl-dir']);
+    expect(audit.code).toBe(empty.code);
+    const help = await runCli(['report', '--help']);
+    expect(help.stdout).toMatch(/^\s+3\s+nothing to read/m);
+    // A FILE that cannot be written is still 1, after reading the audit.
+    const unwritable = await runCli(['report', dir, '--html', path.join(os.tmpdir(), 'no-such-dir-rg', 'r.html')]);
+    expect(unwritable.code).toBe(1);
   });
 
   it('renders in a browser (screenshot: test-artifacts/report.png)', async () => {
