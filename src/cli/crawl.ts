@@ -229,6 +229,17 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     }
   }
 
+  // The JSONL stream appends to its file: pointed at the SQLite audit (or its WAL) it would write
+  // into the database, pointed at the URL list it would grow the input of the next run.
+  if (opts.auditJsonl) {
+    const jsonl = realish(opts.auditJsonl);
+    const sqlite = realish(path.join(outDir, auditName));
+    const clash = [sqlite, `${sqlite}-wal`, `${sqlite}-shm`, `${sqlite}.lock`].includes(jsonl) ? 'the SQLite audit' : file !== '-' && realish(file) === jsonl ? 'the URL list' : null;
+    if (clash) {
+      say(`--audit-jsonl ${opts.auditJsonl} is ${clash}: give it a file of its own`);
+      return CRAWL_EXIT.usage;
+    }
+  }
   let audit: AuditSink;
   const sinks: AuditSink[] = [];
   try {
@@ -407,6 +418,15 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     await transport?.close().catch(() => {});
     await gate?.close().catch(() => {});
     await fleet?.close().catch(() => {});
+  }
+}
+
+/** The real path of `p`, or its absolute path when it does not exist yet. */
+function realish(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
   }
 }
 

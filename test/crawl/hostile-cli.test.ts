@@ -135,4 +135,23 @@ describe('robots-gate crawl against hostile sites', () => {
     expect(r.stderr).toMatch(/99999 lines repeat an earlier URL/);
     expect(v.requests('a.test', '/same')).toHaveLength(1);
   });
+
+  it('--audit-jsonl naming the SQLite audit or the URL list is refused before anything is written', async () => {
+    const v = await hosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
+    const d = tmp();
+    const out = path.join(d, 'out');
+    const list = path.join(d, 'urls.txt');
+    fs.writeFileSync(list, `${v.origin('a.test')}/p\n`);
+    const base = ['--user-agent', UA, '--out', out, '--min-interval', '0', ...resolveArgs(v)];
+    expect((await runCli(['crawl', list, ...base])).code).toBe(0);
+    const before = fs.readFileSync(path.join(out, 'audit.sqlite'));
+    const intoDb = await runCli(['crawl', list, ...base, '--audit-jsonl', path.join(out, 'audit.sqlite')]);
+    expect(intoDb.code).toBe(2);
+    expect(intoDb.stderr).toMatch(/--audit-jsonl .* is the SQLite audit/);
+    expect(fs.readFileSync(path.join(out, 'audit.sqlite')).equals(before)).toBe(true);
+    const intoList = await runCli(['crawl', list, ...base, '--audit-jsonl', list]);
+    expect(intoList.code).toBe(2);
+    expect(intoList.stderr).toMatch(/is the URL list/);
+    expect(fs.readFileSync(list, 'utf8')).toBe(`${v.origin('a.test')}/p\n`);
+  });
 });
