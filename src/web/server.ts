@@ -57,6 +57,13 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/assets/audit.js': { file: 'audit.js', type: 'text/javascript; charset=utf-8' },
 };
 
+/** Browsers ask every site for /favicon.ico; without an answer each page load logged a 404 in the
+ *  console. A small SVG (a gate: two posts and a bar) needs no file and no build step. */
+const FAVICON = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/>' +
+    '<path d="M4 3v10M12 3v10M4 6h8M4 10h8" stroke="#fff" stroke-width="2" stroke-linecap="round"/></svg>',
+);
+
 /** Blocked URLs sent per host at most; the page says how many more there are. */
 const MAX_BLOCKED = 2000;
 /** Hosts listed per answer at most (busiest first); `?q=` narrows the list. */
@@ -178,6 +185,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const status = err instanceof HttpError ? err.status : (err as { code?: string }).code === 'ERR_AUDIT_READ' ? 404 : err instanceof TypeError ? 400 : 500;
         sendJson(res, status, { error: (err as Error)?.message ?? String(err) });
       }
+      return;
+    }
+    if (url.pathname === '/favicon.ico') {
+      res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'image/svg+xml', 'content-length': FAVICON.length, 'cache-control': 'max-age=86400' });
+      res.end(req.method === 'HEAD' ? undefined : FAVICON);
       return;
     }
     const entry = FILES[url.pathname];

@@ -265,6 +265,28 @@ describe('serve: the server', () => {
     expect((await get(`${serve.url}/api/audit`)).status).toBe(200);
   });
 
+  it('answers /favicon.ico, so no page load logs a 404 in the console', async () => {
+    const icon = await new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+      http.get(`${serve.url}/favicon.ico`, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body }));
+      }).once('error', reject);
+    });
+    expect(icon.status).toBe(200);
+    expect(icon.type).toBe('image/svg+xml');
+    expect(icon.body).toMatch(/^<svg /);
+    const page = await browser.newPage();
+    const failed: string[] = [];
+    page.on('response', (r) => void (r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`)));
+    page.on('console', (m) => void (m.type() === 'error' && failed.push(m.text())));
+    for (const p of ['/', '/audit']) {
+      await page.goto(`${serve.url}${p}`);
+      await page.waitForLoadState('networkidle');
+    }
+    expect(failed).toEqual([]);
+    await page.close();
+  });
+
   it('refuses to start on a DIR without an audit, and on a taken port', async () => {
     await expect(startServe([path.join(dir, 'no-such-dir')])).rejects.toThrow(/exited with 1: robots-gate serve: cannot read audit directory/);
     const port = new URL(serve.url).port;
