@@ -540,6 +540,10 @@ export class CrawlJob {
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return;
     u.hash = '';
+    // A Location with user:password@ would fail in fetch (it refuses credentials in a URL) and
+    // put them in the row: the target is requested, and recorded, without them.
+    u.username = '';
+    u.password = '';
     const href = u.href;
     if (this.redirects.has(href)) return;
     const added = await this.o.frontier.add([{ url: href, host: u.host }]);
