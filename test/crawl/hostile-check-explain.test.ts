@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { site, startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
-import { assertBuilt, runCli } from '../cli/run-cli.js';
+import { spawnSync } from 'node:child_process';
+import { assertBuilt, CLI, runCli } from '../cli/run-cli.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-explain-'));
 let servers: VirtualHosts[] = [];
@@ -90,5 +91,19 @@ describe('check on hostile input', () => {
     const t = await runCli(['check', 'http://a.test/', '--user-agent', 'T', '--timeout', 'soon']);
     expect(t.code).toBe(2);
     expect(t.stderr).toMatch(/--timeout must be/);
+  });
+});
+
+describe('output into a pipe that closes early', () => {
+  it.each([
+    ['check', 'http://a.test/a', 'http://a.test/b', 'http://a.test/c'],
+    ['explain', 'http://a.test/a'],
+  ])('%s | head -0: no EPIPE stack trace, the exit code is the command\'s', (cmd, ...urls) => {
+    const f = file('pipe.txt', 'User-agent: *\nDisallow: /a\n'.repeat(200));
+    const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+    const line = `${q(process.execPath)} ${q(CLI)} ${cmd} ${urls.map(q).join(' ')} --user-agent T --robots-file ${q(f)} | head -c 0; echo "rc=\${PIPESTATUS[0]}" >&2`;
+    const r = spawnSync('bash', ['-c', line], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(r.stderr).toMatch(/rc=1/);
   });
 });
