@@ -23,10 +23,13 @@ export interface RunSummary {
 
 export type OutcomeCounts = Record<AttemptOutcome, number>;
 
+/** Requests and their outcome counts leave out input lines that were not URLs (`notUrls`). */
 export interface Totals extends OutcomeCounts {
   readonly runs: number;
   readonly hosts: number;
   readonly attempts: number;
+  /** Lines of the URL list that were not usable URLs (see {@link notUrlLines}). */
+  readonly notUrls: number;
   /** Bytes of saved content. */
   readonly bytes: number;
   /** Epoch ms of the first request start and the last request end; NaN when there are none. */
@@ -69,6 +72,17 @@ export interface TimelineEntry {
   readonly kind: AttemptRow['kind'];
 }
 
+/** A line of the URL list that was not a usable URL: recorded as `skipped` with no host. */
+export interface NotUrlLine {
+  /** The line as the crawl recorded it (credentials already masked). */
+  readonly text: string;
+  /** `invalid-url`, `unsupported-scheme`, `credentials`. */
+  readonly reason: string;
+  readonly error: string | null;
+  readonly at: string;
+  readonly runId: string;
+}
+
 /** A blocked URL with the rule that decided it. */
 export interface BlockedEntry {
   readonly url: string;
@@ -92,6 +106,10 @@ function zeroCounts(): OutcomeCounts {
 
 const ms = (iso: string): number => Date.parse(iso);
 
+/** The crawl records an input line that is not a URL with an empty host (src/crawl
+ *  recordInvalid): it names no host, so it belongs in no host's table or timeline. */
+export const isNotUrl = (a: AttemptRow): boolean => a.host === '';
+
 /** The host (`name[:port]`) an origin such as `https://a.example:8443` names. */
 export function originHost(origin: string): string {
   try {
@@ -108,6 +126,7 @@ export function runs(record: CrawlRecord): RunSummary[] {
     if (!r) byRun.set(a.runId, (r = { startMs: Infinity, endMs: -Infinity, attempts: 0, hosts: new Set() }));
     r.startMs = Math.min(r.startMs, ms(a.startedAt));
     r.endMs = Math.max(r.endMs, ms(a.endedAt));
+    if (isNotUrl(a)) continue;
     r.attempts++;
     r.hosts.add(a.host);
   }
@@ -133,22 +152,29 @@ export function totals(record: CrawlRecord): Totals {
   let endMs = -Infinity;
   const hosts = new Set<string>();
   const runIds = new Set<string>();
+  let notUrls = 0;
   for (const a of record.attempts) {
+    runIds.add(a.runId);
+    if (isNotUrl(a)) {
+      notUrls++;
+      continue;
+    }
     counts[a.outcome] = (counts[a.outcome] ?? 0) + 1;
     bytes += a.bytes ?? 0;
     startMs = Math.min(startMs, ms(a.startedAt));
     endMs = Math.max(endMs, ms(a.endedAt));
     hosts.add(a.host);
-    runIds.add(a.runId);
   }
+  const requests = record.attempts.length - notUrls;
   return {
     ...counts,
     runs: runIds.size,
     hosts: hosts.size,
-    attempts: record.attempts.length,
+    attempts: requests,
+    notUrls,
     bytes,
-    startMs: record.attempts.length ? startMs : NaN,
-    endMs: record.attempts.length ? endMs : NaN,
+    startMs: requests ? startMs : NaN,
+    endMs: requests ? endMs : NaN,
     policies: record.policies.length,
     policyChanges: record.changes.length,
   };
@@ -175,7 +201,7 @@ function index(record: CrawlRecord): HostIndex {
   let idx = indexes.get(record);
   if (idx) return idx;
   const attempts = new Map<string, AttemptRow[]>();
-  for (const a of record.attempts) push(attempts, a.host, a);
+  for (const a of record.attempts) if (!isNotUrl(a)) push(attempts, a.host, a);
   for (const list of attempts.values()) list.sort((a, b) => ms(a.startedAt) - ms(b.startedAt));
   const changes = new Map<string, PolicyChangeRow[]>();
   for (const c of record.changes) push(changes, originHost(c.origin), c);
@@ -286,6 +312,13 @@ export function policyVersions(record: CrawlRecord, host: string): PolicyVersion
 export function policyChanges(record: CrawlRecord, host?: string): PolicyChangeRow[] {
   if (host !== undefined) return (index(record).changes.get(host) ?? []).slice();
   return record.changes.slice().sort((a, b) => ms(a.at) - ms(b.at));
+}
+
+/** The input lines that were not URLs, in the order they were recorded. */
+export function notUrlLines(record: CrawlRecord): NotUrlLine[] {
+  return record.attempts
+    .filter(isNotUrl)
+    .map((a) => ({ text: a.url, reason: a.reason, error: a.error, at: a.startedAt, runId: a.runId }));
 }
 
 export function blocked(record: CrawlRecord, host?: string): BlockedEntry[] {

@@ -6,6 +6,7 @@ import {
   OUTCOMES,
   blocked,
   hostStats,
+  notUrlLines,
   originHost,
   policyChanges,
   timeline,
@@ -28,6 +29,8 @@ export interface ReportOptions {
   maxHostRows?: number;
   /** Blocked URLs listed; the rest are counted. Default 1000. */
   maxBlockedRows?: number;
+  /** Input lines that were not URLs listed; the rest are counted. Default 1000. */
+  maxNotUrlRows?: number;
   /** When the report was made (epoch ms); default now. Fixed in tests. */
   generatedAtMs?: number;
 }
@@ -245,6 +248,22 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
       `<td class="mono">${esc(b.rulePattern ?? '–')}</td><td class="mono">${esc(b.robotsUrl ?? '–')}</td></tr>`)
     .join('');
 
+  const notUrls = notUrlLines(record);
+  const maxNotUrls = options.maxNotUrlRows ?? 1000;
+  const notUrlRows = notUrls
+    .slice(0, maxNotUrls)
+    .map((l) => `<tr><td class="url mono">${esc(l.text)}</td><td>${esc(l.reason)}</td><td>${esc(l.error ?? '–')}</td></tr>`)
+    .join('');
+  // Lines of the URL list that were not URLs name no host: they get their own section, not a
+  // nameless row in the hosts table and a timeline with an empty heading.
+  const notUrlSection = notUrls.length
+    ? `<section id="not-urls"><h2>Lines that were not URLs: ${notUrls.length}</h2>` +
+      `<p class="sub">Lines of the URL list that the crawl could not use; nothing was sent for them.</p>` +
+      `<table><thead><tr><th>line</th><th>reason</th><th>why</th></tr></thead><tbody>${notUrlRows}</tbody></table>` +
+      (notUrls.length > maxNotUrls ? `<p class="empty">${notUrls.length - maxNotUrls} more are not listed.</p>` : '') +
+      '</section>'
+    : '';
+
   const generated = formatTime(options.generatedAtMs ?? Date.now());
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -253,10 +272,11 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
 <h1>Crawl report</h1>
 <p class="sub">${esc(title)} · ${esc(formatTime(t.startMs))} to ${esc(formatTime(t.endMs))} (${esc(formatMs(t.endMs - t.startMs))}) · generated ${esc(generated)} by robots-gate</p>
 <h2>Totals</h2>
-<div class="cards" id="totals">${card('requests', t.attempts)}${card('fetched', t.fetched)}${card('blocked by robots.txt', t.blocked)}${card('skipped', t.skipped)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}</div>
+<div class="cards" id="totals">${card('requests', t.attempts)}${card('fetched', t.fetched)}${card('blocked by robots.txt', t.blocked)}${card('skipped', t.skipped)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}${t.notUrls ? card('lines that were not URLs', t.notUrls) : ''}</div>
 <h2>Hosts</h2>
 <table id="hosts"><thead><tr><th>host</th><th class="num">requests</th>${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}<th class="num">saved</th><th class="num">interval</th><th>waits from</th><th class="num">sent before interval</th><th class="num">robots.txt versions</th></tr></thead><tbody>${hostRows || '<tr><td colspan="13" class="empty">No requests.</td></tr>'}</tbody></table>
 ${hosts.length > tableHosts.length ? `<p class="empty">The ${tableHosts.length} hosts with the most requests are listed; ${hosts.length - tableHosts.length} more are not.</p>` : ''}
+${notUrlSection}
 <h2>Timelines</h2>
 <p class="sub">One row per request, in start order. The bar is the request (outlined in red if it came too soon). The shaded band before it is the interval the host was given, counted from the end of the previous response and coloured by where it came from; a polite request starts at or after the band's end. A dashed line marks a robots.txt change.</p>
 ${legend()}

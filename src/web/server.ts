@@ -13,6 +13,7 @@ import {
   blocked,
   forRun,
   hostStats,
+  notUrlLines,
   policyChanges,
   policyVersions,
   runs,
@@ -68,6 +69,8 @@ const FAVICON = Buffer.from(
 const MAX_BLOCKED = 2000;
 /** Hosts listed per answer at most (busiest first); `?q=` narrows the list. */
 const MAX_HOSTS = 1000;
+/** Input lines that were not URLs sent per answer at most. */
+const MAX_NOT_URLS = 1000;
 
 class HttpError extends Error {
   constructor(readonly status: number, message: string) {
@@ -129,7 +132,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const filter = q('q')?.toLowerCase();
         const all = hostStats(r).filter((h) => !filter || h.host.includes(filter));
         const shown = all.length > MAX_HOSTS ? all.slice().sort((a, b) => b.attempts - a.attempts).slice(0, MAX_HOSTS) : all;
-        const body: AuditHosts = { totals: totals(r), hosts: shown, hostsOmitted: all.length - shown.length };
+        const notUrls = notUrlLines(r);
+        const body: AuditHosts = {
+          totals: totals(r), hosts: shown, hostsOmitted: all.length - shown.length,
+          notUrls: notUrls.slice(0, MAX_NOT_URLS), notUrlsOmitted: Math.max(0, notUrls.length - MAX_NOT_URLS),
+        };
         return body;
       }
       case '/api/audit/host': {

@@ -50,6 +50,12 @@ export function writeAuditFixture(): string {
   news(165, '/world', { outcome: 'error', status: 503, bytes: null, reason: 'http-error', error: 'HTTP 503' });
   news(510, '/world', { waitReason: 'backoff', intervalMs: 300 });
   news(560, '/drafts/x', { outcome: 'blocked', status: null, bytes: null, reason: 'disallowed-by-rule', ruleLine: 2, rulePattern: '/drafts/', endedAt: iso(560) });
+  // Lines of the URL list that were not URLs, as the crawl records them: skipped, with no host.
+  const notUrl = (o: number, text: string, reason: string, error: string) =>
+    sink.recordAttempt({ ...attempt('', SHA.news, o, '', {}), url: text, host: '', outcome: 'skipped', status: null, bytes: null,
+      policySha256: null, robotsUrl: null, policyFetchedAt: null, policyStatus: null, reason, error });
+  notUrl(1, 'not a url at all', 'invalid-url', 'not a URL: not a url at all');
+  notUrl(2, 'https://user:***@shop.example/', 'credentials', 'the URL carries a user name and password');
   sink.recordRunEnd!({ runId, endedAt: iso(800), status: 'completed', counts: {}, error: null });
   sink.close();
   return dir;

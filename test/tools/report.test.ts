@@ -10,7 +10,7 @@ import { loadCrawlRecord } from '../../src/report/load.js';
 import { SHA, T0, writeAuditFixture } from './audit-fixture.js';
 import { ARTIFACTS, launchChromium } from './browser.js';
 import { runCli } from './cli.js';
-import { runSmallCrawl } from './real-crawl.js';
+import { NOT_A_URL, runSmallCrawl } from './real-crawl.js';
 
 let dir: string;
 beforeAll(() => {
@@ -48,6 +48,25 @@ describe('report', () => {
     // Blocked URLs with the deciding rule.
     expect(html).toMatch(/https:\/\/shop\.example\/checkout<\/td><td>disallowed-by-rule<\/td><td class="num">3<\/td><td class="mono">\/checkout<\/td>/);
     expect(html).toMatch(/https:\/\/news\.example\/drafts\/x<\/td><td>disallowed-by-rule<\/td><td class="num">2<\/td>/);
+  });
+
+  it('lists lines of the URL list that were not URLs on their own, never as a nameless host', () => {
+    const html = buildReportHtml(loadCrawlRecord(dir));
+    expect(html).not.toContain('href="#host-"');
+    expect(html).not.toContain('<h3></h3>');
+    expect(html).not.toContain('id="host-"');
+    expect(html.match(/<tr><td><a href="#host-/g)).toHaveLength(2);
+    expect(html).toContain('<b>2</b><span>hosts</span>');
+    expect(html).toContain('<b>2</b><span>lines that were not URLs</span>');
+    const section = html.slice(html.indexOf('id="not-urls"'), html.indexOf('</section>', html.indexOf('id="not-urls"')));
+    expect(section).toContain('<h2>Lines that were not URLs: 2</h2>');
+    expect(section).toContain('<td class="url mono">not a url at all</td><td>invalid-url</td>');
+    expect(section).toContain('<td class="url mono">https://user:***@shop.example/</td><td>credentials</td>');
+    // A crawl whose lines were all URLs has no such section.
+    const record = loadCrawlRecord(dir);
+    const clean = buildReportHtml({ ...record, attempts: record.attempts.filter((a) => a.host !== '') });
+    expect(clean).not.toContain('not-urls');
+    expect(clean).not.toContain('lines that were not URLs');
   });
 
   it('is self-contained: no scripts, no external resources', () => {
@@ -152,6 +171,8 @@ describe('report', () => {
       expect(r.code, r.stderr).toBe(0);
       const html = readFileSync(out, 'utf8');
       expect(html).toMatch(/<b>11<\/b><span>requests<\/span>/);
+      expect(html).toContain('<h2>Lines that were not URLs: 1</h2>');
+      expect(html).toContain(`<td class="url mono">${NOT_A_URL}</td><td>invalid-url</td>`);
       expect(html).toMatch(/<b>3<\/b><span>blocked by robots.txt<\/span>/);
       expect(html).toMatch(/<b>1<\/b><span>robots.txt changes<\/span>/);
       expect(html).toMatch(/<div class="added">.*?\+ Disallow: \/checkout<\/div>/);
@@ -165,6 +186,7 @@ describe('report', () => {
         const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
         await page.goto(`file://${out}`);
         expect(await page.locator('#hosts tbody tr').count()).toBe(2);
+        expect(await page.locator('h3').evaluateAll((hs) => hs.filter((h) => !h.textContent!.trim()).length)).toBe(0);
         await page.screenshot({ path: path.join(ARTIFACTS, 'report-crawl.png'), fullPage: true });
       } finally {
         await browser.close();

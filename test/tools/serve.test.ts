@@ -10,7 +10,7 @@ import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
 import { writeAuditFixture } from './audit-fixture.js';
 import { ARTIFACTS, launchChromium } from './browser.js';
 import { runCli, startServe, type ServeProcess } from './cli.js';
-import { runSmallCrawl } from './real-crawl.js';
+import { NOT_A_URL, runSmallCrawl } from './real-crawl.js';
 
 const SITE_ROBOTS = 'User-agent: *\nDisallow: /private/\n\nUser-agent: SiteBot\nDisallow: /\nAllow: /public/\n';
 
@@ -319,6 +319,12 @@ describe('serve: the audit browser', () => {
       ['news.example', '4', '2', '1', '1', '1'],
       ['shop.example', '6', '4', '2', '0', '2'],
     ]);
+    // Lines of the URL list that were not URLs: their own list, no nameless host.
+    expect(await page.locator('#hosts button[data-host=""]').count()).toBe(0);
+    expect(await page.textContent('#audit-status')).toContain('2 lines were not a URL.');
+    expect(await page.isVisible('#not-urls')).toBe(true);
+    expect(await page.textContent('#not-urls h2')).toBe('Lines that were not URLs: 2');
+    expect(await page.locator('#not-urls tbody tr td:first-child').allTextContents()).toEqual(['not a url at all', 'https://user:***@shop.example/']);
     await page.fill('#host-filter', 'shop');
     await expect.poll(() => page.locator('#hosts tbody tr').count()).toBe(1);
     await page.click('#hosts button[data-host="shop.example"]');
@@ -353,6 +359,9 @@ describe('serve: the audit browser', () => {
     try {
       await page.goto(`${crawlServe.url}/audit`);
       await expect.poll(() => page.textContent('#audit-status')).toContain('11 requests to 2 hosts');
+      expect(await page.locator('#hosts tbody button').count()).toBe(2);
+      expect(await page.textContent('#not-urls h2')).toBe('Lines that were not URLs: 1');
+      expect(await page.locator('#not-urls tbody td:first-child').allTextContents()).toEqual([NOT_A_URL]);
       const shop = page.locator('#hosts button[data-host^="shop.test:"]');
       await shop.click();
       await expect.poll(() => page.locator('#versions tbody tr').count()).toBe(2);

@@ -1,6 +1,6 @@
 // The JSON the audit API answers (src/web/server.ts builds it; src/web/page/audit.ts reads it).
 import type { PolicyChangeRow } from '../../audit/types.js';
-import type { BlockedEntry, HostStats, PolicyVersion, RunSummary, Totals } from '../../report/crawl-record.js';
+import type { BlockedEntry, HostStats, NotUrlLine, PolicyVersion, RunSummary, Totals } from '../../report/crawl-record.js';
 
 /** GET /api/audit */
 export interface AuditIndex {
@@ -16,6 +16,10 @@ export interface AuditHosts {
   readonly hosts: readonly HostStats[];
   /** Matching hosts left out of `hosts`. */
   readonly hostsOmitted: number;
+  /** Lines of the URL list that were not URLs (they name no host; `q` does not narrow them), at most 1000. */
+  readonly notUrls: readonly NotUrlLine[];
+  /** Such lines left out of `notUrls`. */
+  readonly notUrlsOmitted: number;
 }
 
 /** GET /api/audit/host?host=H&run=ID */

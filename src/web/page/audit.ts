@@ -10,6 +10,8 @@ const statusEl = byId('audit-status');
 const runSelect = byId<HTMLSelectElement>('run');
 const hostFilter = byId<HTMLInputElement>('host-filter');
 const hostsBody = byId('hosts').querySelector('tbody')!;
+const notUrlsSection = byId('not-urls');
+const notUrlsBody = notUrlsSection.querySelector('tbody')!;
 const detail = byId('host-detail');
 const fromSelect = byId<HTMLSelectElement>('diff-from');
 const toSelect = byId<HTMLSelectElement>('diff-to');
@@ -48,7 +50,9 @@ async function loadHosts(): Promise<void> {
   if (hostFilter.value.trim()) params.set('q', hostFilter.value.trim());
   const data = await getJson<AuditHosts>(`/api/audit/hosts?${params}`);
   const t = data.totals;
-  setStatus(`${plural(t.attempts, 'request')} to ${plural(t.hosts, 'host')}: ${t.fetched} fetched, ${t.blocked} blocked, ${plural(t.error, 'error')}; ${plural(t.policies, 'robots.txt version')}, ${plural(t.policyChanges, 'change')}.`);
+  setStatus(`${plural(t.attempts, 'request')} to ${plural(t.hosts, 'host')}: ${t.fetched} fetched, ${t.blocked} blocked, ${plural(t.error, 'error')}; ${plural(t.policies, 'robots.txt version')}, ${plural(t.policyChanges, 'change')}.` +
+    (t.notUrls ? ` ${t.notUrls === 1 ? '1 line was' : `${t.notUrls} lines were`} not a URL.` : ''));
+  renderNotUrls(data);
   hostsBody.replaceChildren();
   if (data.hosts.length === 0) hostsBody.append(el('tr', {}, el('td', { colspan: '6', class: 'empty-note' }, hostFilter.value.trim() ? 'No host matches the filter.' : 'No requests in this run.')));
   for (const h of data.hosts) {
@@ -62,6 +66,14 @@ async function loadHosts(): Promise<void> {
     hostsBody.append(el('tr', {}, el('td', { colspan: '6', class: 'empty-note' }, `${plural(data.hostsOmitted, 'more host')} not listed: type part of a name in the filter.`)));
   }
   if (selectedHost) await loadHost(selectedHost);
+}
+
+/** Lines that were not URLs name no host: listed on their own, never as a nameless host. */
+function renderNotUrls(data: AuditHosts): void {
+  notUrlsSection.hidden = data.notUrls.length === 0;
+  byId('not-urls-h').textContent = `Lines that were not URLs: ${data.notUrls.length + data.notUrlsOmitted}`;
+  notUrlsBody.replaceChildren(...data.notUrls.map((l) => el('tr', {}, el('td', { class: 'mono' }, l.text), el('td', {}, l.reason), el('td', {}, l.error ?? '–'))));
+  if (data.notUrlsOmitted) notUrlsBody.append(el('tr', {}, el('td', { colspan: '3', class: 'empty-note' }, `${data.notUrlsOmitted} more not listed.`)));
 }
 
 async function loadHost(host: string): Promise<void> {
