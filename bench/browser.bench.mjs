@@ -1,7 +1,7 @@
 // Browser bench: load time of a page that pulls 50 subresources (scripts, stylesheets, images,
 // fetch() calls) from 5 origins, ungated against gatePage with a warm robots.txt cache. A third
-// row routes every request through Playwright without asking the gate, to show which part of the
-// cost is Playwright's interception and which is gatePage's (decisions, and the redirect guard). Loopback servers in this process;
+// row routes every request through Playwright without asking the gate, for comparison: gatePage
+// does not use Playwright's routing but pauses requests over DevTools itself. Loopback servers in this process;
 // responses are `no-store` so no variant is helped by the HTTP cache (routing turns it off).
 import http from 'node:http';
 import { existsSync } from 'node:fs';
@@ -81,7 +81,7 @@ export async function run() {
     const pages = { ungated, 'routed, no gate': routed, 'gatePage (warm robots.txt)': gated };
     for (const [name, page] of Object.entries(pages)) {
       variants[name] = [];
-      await load(page, pageUrl); // warm-up: JIT, connections, and the gate's robots.txt cache: JIT, connections, and the gate's robots.txt cache
+      await load(page, pageUrl); // warm-up: JIT, connections, and the gate's robots.txt cache
     }
     // Interleaved rounds, so drift on a shared machine hits every variant alike.
     for (let r = 0; r < ROUNDS; r++) {
@@ -96,9 +96,9 @@ export async function run() {
       const m = median(times);
       console.log(`| ${name} | ${m.toFixed(1)} | ${p90(times).toFixed(1)} | ${(m / base).toFixed(2)} | ${(m / routedBase).toFixed(2)} |`);
     }
-    console.log("\nTarget: gatePage under 1.2 × ungated. 'routed, no gate' is Playwright's request interception alone,");
-    console.log("which any route-based gating pays; the last column is gatePage's own share: the gate's decisions");
-    console.log('and the DevTools guard that pauses every request so redirect hops can be checked.');
+    console.log("\nTarget: gatePage under 1.2 × ungated. 'routed, no gate' is Playwright's request interception alone");
+    console.log('(page.route continuing everything), which gatePage does not use: it pauses each request over a');
+    console.log('DevTools session of its own (Fetch domain) and decides it there, redirect hops included.');
   } finally {
     await browser.close();
     await gate.close();

@@ -1,19 +1,20 @@
 // gatePage / gateContext: every request a Playwright page makes is put to the gate before it
 // leaves the browser. RFC 9309 makes no exception for subresources: a script, an image or a
 // fetch() on another origin is governed by that origin's robots.txt (§2.2.2), so each is checked.
+// Requests are paused over DevTools (Fetch domain, target-gate.ts), one session per page, which
+// also pauses every redirect hop. Documents are decided by one browser-level session
+// (document-gate.ts), which also catches a context's popups at their first navigation.
 import { EventEmitter } from 'node:events';
 import diagnostics from 'node:diagnostics_channel';
-import type { BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
-import type { Decision } from '../gate/types.js';
-import { runNavigation } from './navigation.js';
-import { guardRedirects } from './redirect-guard.js';
+import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
+import { sessionChannel, type Channel } from './channel.js';
+import { gateDocuments, type Claim } from './document-gate.js';
+import { RequestMatcher } from './request-matcher.js';
+import { gateTarget, type Verdict } from './target-gate.js';
 import type { BrowserGate, GateHandle, GateHandleEvents, GatedRequest, GateOptions } from './types.js';
 
 /** Published for every blocked browser request (a GatedRequest), at no cost when nobody listens. */
 export const blockedChannel = diagnostics.channel('robots-gate:browser-blocked');
-
-/** The error code the browser reports for a gated request: `net::ERR_BLOCKED_BY_CLIENT`. */
-const BLOCKED = 'blockedbyclient';
 
 const toError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
 
@@ -49,56 +50,84 @@ type Target = Page | BrowserContext;
 
 function install(target: Target, gate: BrowserGate, options: GateOptions): Promise<GateHandle> {
   const userAgent = options.userAgent ?? gate.userAgent;
-  const maxRedirects = options.maxRedirects ?? 20;
+  const isPage = 'mainFrame' in target;
 
-  const decide = async (url: string): Promise<{ decision: Decision | null; error: Error | null }> => {
-    try {
-      return { decision: await gate.check(url), error: null };
-    } catch (err) {
+  const decide = (url: string): Promise<Verdict> =>
+    gate.check(url).then(
+      (decision) => ({ decision, error: null }),
       // Fail closed: a URL the gate cannot decide is not sent.
-      return { decision: null, error: toError(err) };
-    }
-  };
+      (err: unknown) => ({ decision: null, error: toError(err) }),
+    );
 
-  const onRoute = async (route: Route): Promise<void> => {
-    const request = route.request();
-    const url = request.url();
-    // robots.txt governs what goes out over HTTP(S); blob:, file: and the like stay in the machine.
-    if (handle.disposed || !/^https?:/i.test(url)) return void (await route.continue().catch(() => {}));
-    const { decision, error } = await decide(url);
-    const isNavigation = request.isNavigationRequest();
-    const base = {
-      method: request.method(),
-      resourceType: request.resourceType(),
-      isNavigation,
-      frameUrl: frameUrlOf(request),
-      request,
-      page: pageOf(request),
-    };
-    handle.record({ ...base, url, redirectedFrom: null, decision, error, at: new Date().toISOString() });
-    if (!decision?.allowed) return void (await route.abort(BLOCKED).catch(() => {}));
+  /** targetId → claim, for every target this handle gates. */
+  const claims = new Map<string, Claim>();
+  const pages = new Map<Page, Promise<void>>();
+  const sessions: Channel[] = [];
+  const contexts = new Set<string>();
 
-    if (!isNavigation) {
-      const ua = request.headers()['user-agent'];
-      const headers = userAgent && ua !== userAgent ? { ...request.headers(), 'user-agent': userAgent } : undefined;
-      return void (await route.continue(headers ? { headers } : undefined).catch(() => {}));
-    }
-    const outcome = await runNavigation(route, {
-      userAgent,
-      maxRedirects,
-      ...(options.fetchHop ? { fetchHop: options.fetchHop } : {}),
-      checkHop: async (hopUrl, from) => {
-        const hop = await decide(hopUrl);
-        handle.record({ ...base, url: hopUrl, redirectedFrom: from, ...hop, at: new Date().toISOString() });
-        return hop.decision;
+  let documentsElsewhere = false;
+  const claimTarget = (targetId: string, channel: Channel, page: Page | null): Claim => {
+    let stopFn: (() => Promise<void>) | null = null;
+    const claim: Claim = {
+      page,
+      matcher: page ? new RequestMatcher(page) : null,
+      frames: new Map([[targetId, '']]),
+      isReady: false,
+      ready: Promise.resolve(),
+      stop: async () => {
+        claim.matcher?.stop();
+        await stopFn?.();
       },
-    }).catch((err) => ({ kind: 'failed' as const, error: toError(err) }));
-    if (outcome.kind === 'blocked') await route.abort(BLOCKED).catch(() => {});
-    else if (outcome.kind === 'failed') await route.abort('failed').catch(() => {});
+    };
+    (claim as { ready: Promise<void> }).ready = gateTarget(channel, {
+      decide,
+      record: (entry) => handle.record(entry),
+      wantsAllowed: () => handle.listenerCount('allowed') > 0,
+      disposed: () => handle.disposed,
+      userAgent,
+      page: () => claim.page,
+      requests: () => claim.matcher,
+      frames: claim.frames,
+      documentsElsewhere,
+    }).then((stop) => {
+      stopFn = stop;
+      claim.isReady = true;
+    });
+    claims.set(targetId, claim);
+    return claim;
   };
 
-  // WebSockets are not requests to Playwright's router; they are gated at the handshake, under
-  // the robots.txt of the http(s) origin with the same host (RFC 9309 §2.3 names URI-based
+  const guard = (page: Page): Promise<void> => {
+    let started = pages.get(page);
+    if (started) return started;
+    started = (async () => {
+      let channel: Channel;
+      try {
+        channel = sessionChannel(await page.context().newCDPSession(page));
+      } catch (err) {
+        // Not Chromium (no DevTools sessions): nothing here could gate the page.
+        throw new Error('gatePage needs a Chromium page (DevTools sessions)', { cause: err });
+      }
+      const { targetInfo } = await channel.send<{ targetInfo: { targetId: string; browserContextId?: string } }>('Target.getTargetInfo');
+      if (targetInfo.browserContextId) contexts.add(targetInfo.browserContextId);
+      const known = claims.get(targetInfo.targetId);
+      if (known) {
+        // A popup gated from its first navigation on: now its page is known.
+        await channel.detach();
+        known.page = page;
+        known.matcher ??= new RequestMatcher(page);
+        return known.ready;
+      }
+      sessions.push(channel);
+      return claimTarget(targetInfo.targetId, channel, page).ready;
+    })();
+    pages.set(page, started);
+    guarded.set(page, started);
+    return started;
+  };
+
+  // WebSockets are not requests to the Fetch domain; they are gated at the handshake, under the
+  // robots.txt of the http(s) origin with the same host (RFC 9309 §2.3 names URI-based
   // protocols; ws is HTTP's upgrade).
   const onWebSocket = async (ws: WebSocketRoute): Promise<void> => {
     const url = ws.url();
@@ -112,7 +141,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
       isNavigation: false,
       frameUrl: '',
       request: null,
-      page: 'mainFrame' in target ? (target as Page) : null,
+      page: isPage ? (target as Page) : null,
       redirectedFrom: null,
       decision,
       error,
@@ -122,91 +151,63 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
     else await ws.close({ code: 1008, reason: 'blocked by robots.txt' }).catch(() => {});
   };
 
-  // Subresources' redirect hops, which routing never sees: one DevTools guard per page.
-  const stops: Promise<(() => Promise<void>) | null>[] = [];
-  const mine: Page[] = [];
-  const guard = (page: Page) => {
-    if (guarded.has(page)) return;
-    const started = guardRedirects(page, async (hop) => {
-        const { decision, error } = await decide(hop.url);
-        handle.record({
-          url: hop.url,
-          method: hop.method,
-          resourceType: hop.resourceType,
-          isNavigation: false,
-          frameUrl: page.url(),
-          redirectedFrom: hop.from,
-          decision,
-          error,
-          at: new Date().toISOString(),
-          request: null,
-          page,
-        });
-        return decision;
-      });
-    guarded.set(page, started);
-    mine.push(page);
-    stops.push(started);
-  };
-  const isPage = 'mainFrame' in target;
-  const onPage = (page: Page) => guard(page);
+  const onPage = (page: Page) => void guard(page).catch(() => {});
+  let unregister: (() => void) | null = null;
 
   const handle = new Handle(async () => {
     if (!isPage) (target as BrowserContext).off('page', onPage);
-    await target.unroute('**/*', onRoute).catch(() => {});
-    const fns = await Promise.all(stops);
-    await Promise.all(fns.map((stop) => stop?.()));
-    for (const page of mine) guarded.delete(page);
+    await Promise.allSettled([...pages.values()]);
+    unregister?.();
+    await Promise.all([...claims.values()].map((c) => c.stop().catch(() => {})));
+    await Promise.all(sessions.map((s) => s.detach()));
+    for (const page of pages.keys()) if (guarded.get(page) === pages.get(page)) guarded.delete(page);
   }, options.maxBlocked ?? 10_000);
+
   return (async () => {
-    await target.route('**/*', onRoute);
     await target.routeWebSocket(() => true, onWebSocket);
-    if (isPage) guard(target as Page);
-    else {
-      (target as BrowserContext).on('page', onPage);
-      for (const page of (target as BrowserContext).pages()) guard(page);
+    const context = isPage ? (target as Page).context() : (target as BrowserContext);
+    unregister = await gateDocuments(context.browser(), {
+      decide,
+      record: (entry) => handle.record(entry),
+      disposed: () => handle.disposed,
+      userAgent,
+      claims,
+      adopt: isPage ? null : (targetId, channel) => claimTarget(targetId, channel, null),
+      contexts,
+      settled: () => Promise.allSettled([...pages.values()]),
+    });
+    documentsElsewhere = unregister !== null;
+    if (isPage) {
+      await guard(target as Page);
+      return handle;
     }
-    await Promise.all(stops);
+    context.on('page', onPage);
+    await Promise.all(context.pages().map(guard));
     return handle;
   })();
 }
 
-/** Pages with a redirect guard already (gatePage and gateContext on the same page share one). */
-const guarded = new WeakMap<Page, Promise<unknown>>();
+/** Pages being gated (gatePage or gateContext), each with when its gating started. */
+const guarded = new WeakMap<Page, Promise<void>>();
 
 /**
- * Resolves once `page`'s redirect guard is listening. A page opened in a gated context gets its
- * guard from the context's `page` event; await this before navigating it so that not even the
- * first redirect of the first load slips past.
+ * Resolves once `page`'s requests are gated. A page opened in a gated context is gated from the
+ * context's `page` event on; await this before navigating it so that not even the first request
+ * of the first load goes out before it is checked.
  */
 export async function whenGuarded(page: Page): Promise<void> {
-  await guarded.get(page);
-}
-
-function pageOf(request: ReturnType<Route['request']>): Page | null {
-  try {
-    return request.frame().page();
-  } catch {
-    return null; // service worker or worker request: no frame
-  }
-}
-
-function frameUrlOf(request: ReturnType<Route['request']>): string {
-  try {
-    return request.frame().url();
-  } catch {
-    return ''; // service worker or worker request: no frame
-  }
+  await guarded.get(page)?.catch(() => {});
 }
 
 /**
  * Gates every request `page` makes: navigations (main frame and iframes, each redirect hop
  * checked against its own origin), subresources, fetch/XHR, dedicated workers' requests and
  * WebSocket handshakes. Allowed requests continue as they were (the User-Agent set to the gate's);
- * disallowed or undecidable ones are aborted as `net::ERR_BLOCKED_BY_CLIENT` before they leave.
- * Create the context with `serviceWorkers: 'block'` (newGatedContext does): a service worker's
- * own fetches bypass page routing.
+ * disallowed or undecidable ones are failed as `net::ERR_BLOCKED_BY_CLIENT` before they leave.
+ * Chromium only (DevTools sessions). Create the context with `serviceWorkers: 'block'`
+ * (newGatedContext does): a service worker's own fetches are not the page's.
  * @returns a handle: `blocked` so far, `blocked`/`allowed` events, `dispose()`.
+ * @throws Error when the page is not Chromium's.
  */
 export function gatePage(page: Page, gate: BrowserGate, options: GateOptions = {}): Promise<GateHandle> {
   return install(page, gate, options);

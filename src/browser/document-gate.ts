@@ -1,0 +1,230 @@
+// Documents (every frame's navigation and each of its redirect hops), decided at the browser
+// level. One DevTools session per browser pauses documents only, so other requests are not
+// slowed. It sits after the pages' own sessions and after Playwright's routing, so a document the
+// caller fulfills from a route of its own (a crawler rendering bytes it fetched already) never
+// leaves the browser and is not reported as if it had. It also catches a context's new pages from
+// their first navigation: Playwright hands out a popup's Page only once it has started loading,
+// too late for a page session. RFC 9309 §2.2.2 holds for a popup's URL as for any.
+import type { Browser, Page } from 'playwright-core';
+import type { Decision } from '../gate/types.js';
+import { sessionChannel, type Channel } from './channel.js';
+import type { RequestMatcher } from './request-matcher.js';
+import { frameUrlOf, uaHeaders, type Verdict } from './target-gate.js';
+import type { GatedRequest } from './types.js';
+
+/** One gated target (a page's): who it belongs to once known, and how to stop gating it. */
+export interface Claim {
+  page: Page | null;
+  matcher: RequestMatcher | null;
+  /** The page's frames (its children's included), id → URL. */
+  readonly frames: Map<string, string>;
+  /** Settles once the target's requests pause (Fetch enabled); rejects when they cannot. */
+  readonly ready: Promise<void>;
+  isReady: boolean;
+  stop(): Promise<void>;
+}
+
+/** What one gatePage / gateContext handle gives the browser-level session. */
+export interface DocumentOwner {
+  decide(url: string): Promise<Verdict>;
+  record(entry: GatedRequest): void;
+  disposed(): boolean;
+  userAgent: string | undefined;
+  /** The handle's gated targets by targetId (a page's main frame id is its targetId). */
+  claims: Map<string, Claim>;
+  /** For a context's handle: gate a new page of the context over `channel`. */
+  adopt: ((targetId: string, channel: Channel) => Claim) | null;
+  /** DevTools ids of the context, learned from its gated pages (Playwright does not expose it). */
+  contexts: Set<string>;
+  /** Settles when the pages handed out so far have their gating started (or failed). */
+  settled(): Promise<unknown>;
+}
+
+interface TargetInfo {
+  targetId: string;
+  type: string;
+  openerId?: string;
+  browserContextId?: string;
+}
+
+interface DocumentPaused {
+  requestId: string;
+  networkId?: string;
+  redirectedRequestId?: string;
+  frameId: string;
+  request: { url: string; method: string; headers: Record<string, string> };
+}
+
+class DocumentGate {
+  private readonly owners = new Set<DocumentOwner>();
+  /** Fetch is on while anyone is registered: without owners no document waits for a round trip. */
+  private enabled: Promise<unknown> | null = null;
+
+  async add(owner: DocumentOwner): Promise<void> {
+    this.owners.add(owner);
+    this.enabled ??= this.channel.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }] });
+    await this.enabled;
+  }
+
+  remove(owner: DocumentOwner): void {
+    this.owners.delete(owner);
+    if (this.owners.size || !this.enabled) return;
+    this.enabled = null;
+    this.channel.send('Fetch.disable').catch(() => {});
+  }
+
+  private readonly targets = new Map<string, TargetInfo>();
+  private readonly last = new Map<string, string>();
+  constructor(readonly channel: Channel) {
+    channel.on('Target.targetCreated', this.onTarget);
+    channel.on('Target.targetInfoChanged', this.onTarget);
+    channel.on('Target.targetDestroyed', (e: { targetId: string }) => void this.targets.delete(e.targetId));
+    channel.on('Fetch.requestPaused', (e: DocumentPaused) => void this.onPaused(e));
+  }
+
+  private readonly onTarget = (e: { targetInfo: TargetInfo }): void => {
+    const info = e.targetInfo;
+    this.targets.set(info.targetId, info);
+    for (const o of this.owners) {
+      if (!info.browserContextId) continue;
+      if (o.claims.has(info.targetId) || (info.openerId && o.claims.has(info.openerId))) o.contexts.add(info.browserContextId);
+    }
+  };
+
+  private go(e: DocumentPaused, userAgent?: string): void {
+    const headers = uaHeaders(e.request.headers, userAgent);
+    this.channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId }).catch(() => {});
+  }
+
+  /** Owners gating frame `frameId`, each with its claim (null: a new page it adopts). */
+  private async find(frameId: string): Promise<Array<[DocumentOwner, Claim | null]>> {
+    const found: Array<[DocumentOwner, Claim | null]> = [];
+    const lookup = () => {
+      found.length = 0;
+      for (const o of this.owners) {
+        if (o.disposed()) continue;
+        let claim = o.claims.get(frameId);
+        if (!claim) for (const c of o.claims.values()) if (c.frames.has(frameId)) claim = c;
+        if (claim) found.push([o, claim]);
+      }
+    };
+    lookup();
+    if (found.length) return found;
+    let info = this.targets.get(frameId);
+    if (!info) {
+      // Not a target: an iframe no gated page knows of. A target: learn what it is.
+      info = await this.channel
+        .send<{ targetInfo: TargetInfo }>('Target.getTargetInfo', { targetId: frameId })
+        .then((r) => r.targetInfo, () => undefined);
+      if (info) this.onTarget({ targetInfo: info });
+    }
+    if (info?.type !== 'page') return found;
+    // A page Playwright handed out a moment ago may be a gated one, its gating under way.
+    await Promise.all([...this.owners].map((o) => o.settled()));
+    lookup();
+    if (found.length) return found;
+    for (const o of this.owners) {
+      if (!o.adopt || o.disposed()) continue;
+      const opener = info.openerId !== undefined && o.claims.has(info.openerId);
+      if (opener || (info.browserContextId !== undefined && o.contexts.has(info.browserContextId))) found.push([o, null]);
+    }
+    return found;
+  }
+
+  private async onPaused(e: DocumentPaused): Promise<void> {
+    const url = e.request.url;
+    if (!/^https?:/i.test(url)) return this.go(e);
+    const owners = await this.find(e.frameId);
+    if (!owners.length) return this.go(e);
+    const key = e.networkId ?? e.requestId;
+    const from = e.redirectedRequestId ? (this.last.get(key) ?? null) : null;
+    this.last.set(key, url);
+    if (this.last.size > 1_000) this.last.delete(this.last.keys().next().value!);
+
+    const verdicts = await Promise.all(owners.map(([o]) => o.decide(url)));
+    const allowed = verdicts.every((v) => v.decision?.allowed === true);
+    const at = new Date().toISOString();
+    const entry = (v: Verdict, claim: Claim | null): GatedRequest => ({
+      url,
+      method: e.request.method,
+      resourceType: 'document',
+      isNavigation: true,
+      frameUrl: frameUrlOf(null, claim?.frames.get(e.frameId), null),
+      redirectedFrom: from,
+      decision: v.decision as Decision | null,
+      error: v.error,
+      at,
+      request: null,
+      page: claim?.page ?? null,
+    });
+    if (!allowed) {
+      await this.channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+      owners.forEach(([o, claim], i) => o.record(entry(verdicts[i]!, claim)));
+      return;
+    }
+    // A new page is gated over a session of its own before its document may go: its
+    // subresources pause from the first.
+    const claims = await Promise.all(
+      owners.map(async ([o, claim]) => {
+        if (claim) return claim;
+        try {
+          const { sessionId } = await this.channel.send<{ sessionId: string }>('Target.attachToTarget', { targetId: e.frameId, flatten: false });
+          return o.claims.get(e.frameId) ?? o.adopt!(e.frameId, this.channel.children.open(sessionId));
+        } catch {
+          return null; // the target went away meanwhile
+        }
+      }),
+    );
+    await Promise.all(claims.map((c) => c?.ready.catch(() => {})));
+    const gated = claims.every((c) => c?.isReady);
+    // The matched Playwright request, for the caller's response() and failure().
+    owners.forEach(([o, _], i) => {
+      const claim = claims[i] ?? null;
+      const base = entry(verdicts[i]!, claim);
+      const wait = claim?.matcher && gated ? claim.matcher.wait(e.request.method, url, 2_000) : Promise.resolve(null);
+      void wait.then((request) =>
+        o.record(request ? { ...base, request, frameUrl: frameUrlOf(request, base.frameUrl, claim?.page ?? null) } : base),
+      );
+    });
+    if (gated) return this.go(e, owners[0]![0].userAgent);
+    // Fail closed: a page that could not be gated does not load.
+    await this.channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+  }
+}
+
+const gates = new WeakMap<Browser, Promise<DocumentGate | null>>();
+
+async function open(browser: Browser): Promise<DocumentGate | null> {
+  let channel: Channel;
+  try {
+    channel = sessionChannel(await browser.newBrowserCDPSession());
+  } catch {
+    return null;
+  }
+  const gate = new DocumentGate(channel);
+  try {
+    await channel.send('Target.setDiscoverTargets', { discover: true });
+  } catch {
+    await channel.detach();
+    return null;
+  }
+  return gate;
+}
+
+/**
+ * Registers `owner` with `browser`'s document session (opened on first use, one per browser).
+ * @returns an unregister function; null when the browser has no browser-level DevTools (not
+ *  Chromium, or a persistent context): the pages' own sessions decide documents then.
+ */
+export async function gateDocuments(browser: Browser | null, owner: DocumentOwner): Promise<(() => void) | null> {
+  if (!browser) return null;
+  let pending = gates.get(browser);
+  if (!pending) {
+    pending = open(browser);
+    gates.set(browser, pending);
+  }
+  const gate = await pending;
+  if (!gate) return null;
+  await gate.add(owner);
+  return () => gate.remove(owner);
+}

@@ -1,0 +1,209 @@
+// Gating one browser target (a page, an out-of-process iframe, a worker) over DevTools: the
+// Fetch domain pauses every request of the target before it is sent, each redirect hop included
+// (a hop pauses again with `redirectedRequestId`), and the gate decides each one. RFC 9309 §2.2.2
+// governs every URL requested, wherever the request came from: the page's own navigation, a frame,
+// a subresource or a hop of any of those. Playwright's own routing is not used: it costs a
+// round trip through its protocol and its Request machinery per request, and it never sees
+// redirect hops.
+import type { Page } from 'playwright-core';
+import type { Decision } from '../gate/types.js';
+import type { Channel } from './channel.js';
+import type { RequestMatcher } from './request-matcher.js';
+import type { GatedRequest } from './types.js';
+
+export interface Verdict {
+  readonly decision: Decision | null;
+  readonly error: Error | null;
+}
+
+export interface TargetGateOptions {
+  decide(url: string): Promise<Verdict>;
+  record(entry: GatedRequest): void;
+  /** Whether anyone waits for `allowed` entries (then they carry the Playwright request). */
+  wantsAllowed(): boolean;
+  disposed(): boolean;
+  userAgent: string | undefined;
+  /** The page this target belongs to, once known (a popup's is known only later). */
+  page(): Page | null;
+  /** Playwright requests of that page, to hand out with each entry; null while the page is unknown. */
+  requests(): RequestMatcher | null;
+  /** Frames of the page (this target's and its children's), id → URL: filled in here. */
+  frames: Map<string, string>;
+  /** Documents (frame navigations) are decided by the browser-level session (document-gate.ts),
+   *  which sees them after the caller's own Playwright routes: here they only pass. */
+  documentsElsewhere: boolean;
+}
+
+interface RequestPaused {
+  requestId: string;
+  networkId?: string;
+  redirectedRequestId?: string;
+  frameId: string;
+  resourceType: string;
+  request: { url: string; method: string; headers: Record<string, string> };
+}
+
+interface AttachedToTarget {
+  sessionId: string;
+  targetInfo: { targetId: string; type: string; url: string };
+  waitingForDebugger: boolean;
+}
+
+/** Nothing leaves an http(s)-less URL (data:, blob:, about:): robots.txt governs HTTP(S) only. */
+const HTTP = /^https?:/i;
+
+/** Chromium's favicon request (resource type Other); a page's own fetch() of it is gated as any. */
+const FAVICON = /^[^?#]*\/favicon\.ico(?:[?#]|$)/i;
+
+/** How long an allowed entry waits for Playwright's request object before it is emitted without. */
+const MATCH_WAIT_MS = 2_000;
+/** As long for a blocked one, which Playwright reports at once if at all. */
+const BLOCKED_MATCH_WAIT_MS = 500;
+
+/**
+ * Starts gating the target behind `channel`: enables Fetch (Request stage) on it and auto-attaches
+ * its children (out-of-process iframes, workers), gating those alike before they run.
+ * @returns a stop function (disables interception, detaches the children).
+ * @throws when Fetch cannot be enabled on the target.
+ */
+export async function gateTarget(channel: Channel, o: TargetGateOptions): Promise<() => Promise<void>> {
+  // networkId → URL of the chain's latest hop, to name where a redirect came from; frameId → URL.
+  const last = new Map<string, string>();
+  const frames = o.frames;
+  const children: Array<() => Promise<void>> = [];
+
+  const onPaused = (e: RequestPaused): void => {
+    const url = e.request.url;
+    if (o.disposed() || !HTTP.test(url) || (o.documentsElsewhere && e.resourceType === 'Document')) {
+      channel.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {});
+      return;
+    }
+    if (e.resourceType === 'Other' && FAVICON.test(url)) {
+      // The browser's own favicon fetch, not the page's: no crawler needs it, and it would add a
+      // request per page to every site (Playwright's routing aborts it alike).
+      channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {});
+      return;
+    }
+    const key = e.networkId ?? e.requestId;
+    const from = e.redirectedRequestId ? (last.get(key) ?? null) : null;
+    last.set(key, url);
+    if (last.size > 10_000) last.delete(last.keys().next().value!);
+    // A warm origin decides without I/O: the promise is settled and only microtasks run here.
+    o.decide(url).then((v) => settle(e, url, from, v));
+  };
+
+  const settle = (e: RequestPaused, url: string, from: string | null, v: Verdict): void => {
+    const allowed = v.decision?.allowed === true;
+    if (allowed) {
+      const headers = uaHeaders(e.request.headers, o.userAgent);
+      channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId }).catch(() => {});
+    } else {
+      channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+    }
+    const page = o.page();
+    const entry = (request: GatedRequest['request']): GatedRequest => ({
+      url,
+      method: e.request.method,
+      // Playwright's type where it knows the request: DevTools' Fetch domain calls fetch() 'XHR'.
+      resourceType: request?.resourceType() ?? e.resourceType.toLowerCase(),
+      isNavigation: e.resourceType === 'Document',
+      frameUrl: frameUrlOf(request, frames.get(e.frameId), page),
+      redirectedFrom: from,
+      decision: v.decision,
+      error: v.error,
+      at: new Date().toISOString(),
+      request,
+      page,
+    });
+    const matcher = o.requests();
+    if (!matcher || (allowed && !o.wantsAllowed())) return o.record(entry(null));
+    // Playwright learns of a request only once it is under way (or failed): wait for its object.
+    void matcher.wait(e.request.method, url, allowed ? MATCH_WAIT_MS : BLOCKED_MATCH_WAIT_MS).then((request) => o.record(entry(request)));
+  };
+
+  const onFrameNavigated = (e: { frame: { id: string; url: string; urlFragment?: string } }): void => {
+    frames.set(e.frame.id, e.frame.url + (e.frame.urlFragment ?? ''));
+  };
+
+  const onFrameAttached = (e: { frameId: string }): void => {
+    if (!frames.has(e.frameId)) frames.set(e.frameId, '');
+  };
+
+  const onAttached = (e: AttachedToTarget): void => {
+    if (!frames.has(e.targetInfo.targetId)) frames.set(e.targetInfo.targetId, e.targetInfo.url);
+    const child = channel.children.open(e.sessionId);
+    const resume = () => child.send('Runtime.runIfWaitingForDebugger').catch(() => {});
+    // A child that cannot be intercepted (a type without Fetch) runs ungated only if it never
+    // requests anything; the attempt is made for every type.
+    gateTarget(child, o)
+      .then((stop) => void children.push(stop), () => {})
+      .finally(resume);
+  };
+
+  channel.on('Fetch.requestPaused', onPaused);
+  channel.on('Page.frameNavigated', onFrameNavigated);
+  channel.on('Page.frameAttached', onFrameAttached);
+  channel.on('Target.attachedToTarget', onAttached);
+  // Sent together, handled in order: the target's requests pause from the first command on, and
+  // its children are attached before any of them can run (each waits for the debugger).
+  const enabled = channel.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+  const attaching = channel.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false }).catch(() => {});
+  // Frame URLs name the page a blocked request belonged to (Page exists on frame targets only);
+  // not waited for: a paused navigation may hold them.
+  void channel
+    .send<{ frameTree: FrameTree }>('Page.getFrameTree')
+    .then((r) => walk(r.frameTree, frames))
+    .catch(() => {});
+  void channel.send('Page.enable').catch(() => {});
+  await enabled;
+  await attaching;
+
+  return async () => {
+    channel.off('Fetch.requestPaused', onPaused);
+    channel.off('Page.frameNavigated', onFrameNavigated);
+    channel.off('Page.frameAttached', onFrameAttached);
+    channel.off('Target.attachedToTarget', onAttached);
+    await Promise.all(children.map((stop) => stop()));
+    await channel.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: false }).catch(() => {});
+    await channel.send('Fetch.disable').catch(() => {});
+    channel.children.stop();
+  };
+}
+
+interface FrameTree {
+  frame: { id: string; url: string; urlFragment?: string };
+  childFrames?: FrameTree[];
+}
+
+function walk(tree: FrameTree, frames: Map<string, string>): void {
+  if (!frames.has(tree.frame.id)) frames.set(tree.frame.id, tree.frame.url + (tree.frame.urlFragment ?? ''));
+  for (const child of tree.childFrames ?? []) walk(child, frames);
+}
+
+export function frameUrlOf(request: GatedRequest['request'], known: string | undefined, page: Page | null): string {
+  if (request) {
+    try {
+      return request.frame().url();
+    } catch {
+      // a worker's request: no frame
+    }
+  }
+  return known ?? page?.url() ?? '';
+}
+
+/** The request's headers with the gate's User-Agent, or undefined when it carries that one already. */
+export function uaHeaders(headers: Record<string, string>, userAgent: string | undefined): Array<{ name: string; value: string }> | undefined {
+  if (!userAgent) return undefined;
+  let same = false;
+  const out: Array<{ name: string; value: string }> = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'user-agent') {
+      if (value === userAgent) same = true;
+      continue;
+    }
+    out.push({ name, value });
+  }
+  if (same) return undefined;
+  out.push({ name: 'User-Agent', value: userAgent });
+  return out;
+}
