@@ -19,6 +19,7 @@ import { RobotsGate } from '../gate/gate.js';
 import { MemoryFrontier } from '../politeness/memory-frontier.js';
 import type { Frontier, FrontierOptions } from '../politeness/types.js';
 import type { PolicyStore } from '../stores/types.js';
+import { tolerateBrokenPipe } from './broken-pipe.js';
 import { lockAudit } from './crawl-lock.js';
 import { startProgress } from './crawl-progress.js';
 import { formatSummary, summaryObject } from './crawl-summary.js';
@@ -121,6 +122,8 @@ Exit codes:
   130  interrupted (SIGINT/SIGTERM): rows written are intact; --resume continues`,
     )
     .action(async (file: string, opts: CrawlCliOptions) => {
+      // Progress and logs are no part of the job: a reader of them that goes away stops nothing.
+      tolerateBrokenPipe();
       process.exitCode = await runCrawl(file, opts);
     });
 }

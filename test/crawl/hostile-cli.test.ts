@@ -154,4 +154,21 @@ describe('robots-gate crawl against hostile sites', () => {
     expect(intoList.stderr).toMatch(/is the URL list/);
     expect(fs.readFileSync(list, 'utf8')).toBe(`${v.origin('a.test')}/p\n`);
   });
+
+  it('a log reader that goes away (stderr pipe closed) stops nothing: the crawl completes and records every URL', async () => {
+    const v = await hosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
+    const out = path.join(tmp(), 'out');
+    const list = ['garbage line', ...Array.from({ length: 8 }, (_, i) => `${v.origin('a.test')}/p${i}`)].join('\n') + '\n';
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', out, '--min-interval', '20', '--progress-interval', '10', ...resolveArgs(v)], {
+      stdin: list,
+      onStart: (child) => child.stderr!.destroy(),
+    });
+    expect(r.code).toBe(1); // the garbage line
+    const a = openAudit(out);
+    const runs = a.runs();
+    const rows = a.attempts({ kind: 'page' });
+    a.close();
+    expect(runs.at(-1)!.status).toBe('completed');
+    expect(rows.filter((x) => x.outcome === 'fetched')).toHaveLength(8);
+  });
 });
