@@ -17,6 +17,7 @@ import {
 import { esc } from './escape.js';
 import { formatBytes, formatMs, formatTime } from './format.js';
 import { diffPolicies } from './policy-diff.js';
+import { timelineAxis } from './timeline-axis.js';
 
 export interface ReportOptions {
   /** Shown as the report's subject (usually the audit DIR). */
@@ -126,8 +127,14 @@ function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[]
   const rows = entries.slice(0, maxRows);
   if (rows.length === 0) return '<p class="empty">No requests.</p>';
   const t0 = rows[0]!.startMs;
-  let t1 = t0 + 1;
-  for (const e of rows) t1 = Math.max(t1, e.endMs, e.prevEndMs !== null && e.intervalMs ? e.prevEndMs + e.intervalMs : 0);
+  let last = t0;
+  let longest = 0;
+  for (const e of rows) {
+    last = Math.max(last, e.endMs, e.prevEndMs !== null && e.intervalMs ? e.prevEndMs + e.intervalMs : 0);
+    longest = Math.max(longest, e.endMs - e.startMs);
+  }
+  const axis = timelineAxis(last - t0, longest);
+  const t1 = t0 + axis.spanMs;
   const width = 1000;
   const left = 230;
   const plotW = width - left - 12;
@@ -136,14 +143,13 @@ function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[]
   const height = top + rows.length * rowH + 8;
   const x = (t: number) => left + ((t - t0) / (t1 - t0)) * plotW;
   const parts: string[] = [];
-  // Axis: five ticks with offsets from the host's first request.
-  for (let i = 0; i <= 4; i++) {
-    const t = t0 + ((t1 - t0) * i) / 4;
-    const xi = x(t);
+  // Axis: ticks at round offsets from the host's first request.
+  axis.ticks.forEach((offset, i) => {
+    const xi = x(t0 + offset);
     parts.push(`<line x1="${xi.toFixed(1)}" y1="${top - 4}" x2="${xi.toFixed(1)}" y2="${height - 4}" stroke="#eceff1"/>`);
-    const anchor = i === 0 ? 'start' : i === 4 ? 'end' : 'middle';
-    parts.push(`<text x="${xi.toFixed(1)}" y="14" font-size="11" fill="#57606a" text-anchor="${anchor}">+${esc(formatMs(t - t0))}</text>`);
-  }
+    const anchor = i === 0 ? 'start' : i === axis.ticks.length - 1 ? 'end' : 'middle';
+    parts.push(`<text class="tick" x="${xi.toFixed(1)}" y="14" font-size="11" fill="#57606a" text-anchor="${anchor}">+${esc(formatMs(offset))}</text>`);
+  });
   rows.forEach((e, i) => {
     const y = top + i * rowH;
     const wait = e.waitReason ?? 'none';
@@ -166,7 +172,7 @@ function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[]
     const xc = x(at).toFixed(1);
     parts.push(`<g><title>robots.txt changed at ${esc(formatTime(at))}</title><line x1="${xc}" y1="${top - 2}" x2="${xc}" y2="${height - 2}" stroke="#d81b60" stroke-width="2" stroke-dasharray="4 3"/></g>`);
   }
-  const aria = `Timeline of ${rows.length} requests to ${host} over ${formatMs(t1 - t0)}`;
+  const aria = `Timeline of ${rows.length} requests to ${host} over ${formatMs(last - t0)}`;
   return `<svg role="img" aria-label="${esc(aria)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join('')}</svg>` +
     (entries.length > rows.length ? `<p class="empty">${entries.length - rows.length} later requests are not drawn.</p>` : '');
 }

@@ -69,6 +69,26 @@ describe('report', () => {
     expect(clean).not.toContain('lines that were not URLs');
   });
 
+  it('labels short timelines with distinct ticks and draws a lone request narrower than the plot', () => {
+    const record = loadCrawlRecord(dir);
+    const template = record.attempts.find((a) => a.host === 'news.example')!;
+    const at = (o: number) => new Date(T0 + o).toISOString();
+    const quiet = { waitReason: null, intervalMs: null };
+    const fast = [0, 0, 1, 1, 2].map((o, i) => ({ ...template, ...quiet, host: 'fast.example', url: `https://fast.example/${i}`, startedAt: at(o), endedAt: at(o) }));
+    const lone = { ...template, ...quiet, host: 'lone.example', url: 'https://lone.example/', startedAt: at(0), endedAt: at(40) };
+    const html = buildReportHtml({ ...record, attempts: [...fast, lone] });
+    const section = (host: string) => html.slice(html.indexOf(`id="host-${host}"`), html.indexOf('</section>', html.indexOf(`id="host-${host}"`)));
+    for (const host of ['fast.example', 'lone.example']) {
+      const labels = [...section(host).matchAll(/<text class="tick"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+      expect(labels.length, host).toBeGreaterThanOrEqual(2);
+      expect(new Set(labels).size, `${host}: ${labels.join(', ')}`).toBe(labels.length);
+    }
+    // The plot runs from x=230 to x=988 (758 px); the lone 40 ms request gets a quarter of it at most.
+    const bar = /<rect x="230\.0" y="\d+" width="([\d.]+)"/.exec(section('lone.example'))!;
+    expect(Number(bar[1])).toBeLessThanOrEqual(758 / 4 + 1);
+    expect(Number(bar[1])).toBeGreaterThan(100);
+  });
+
   it('is self-contained: no scripts, no external resources', () => {
     const html = buildReportHtml(loadCrawlRecord(dir));
     expect(html).not.toMatch(/<script|<link|<img|@import|url\(/i);
