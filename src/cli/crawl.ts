@@ -147,6 +147,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     recheckAfterMs = count('--recheck-after', opts.recheckAfter, 0);
     overrideIntervalMs = count('--override-interval', opts.overrideInterval, 0);
     if (opts.redis && !opts.run) throw new UsageError('--redis needs --run NAME (the name the workers share)');
+    if (opts.worker !== undefined && !/^[^\x00-\x1f\x7f]{1,100}$/.test(opts.worker)) {
+      throw new UsageError(`--worker must be 1 to 100 printable characters, got ${JSON.stringify(opts.worker)}`);
+    }
     if ((opts.screenshot || opts.chromium) && !opts.browser) throw new UsageError('--screenshot and --chromium need --browser');
   } catch (err) {
     say((err as Error).message);

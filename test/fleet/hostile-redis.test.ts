@@ -48,4 +48,13 @@ describe('a Redis URL that cannot be used', () => {
     expect(r.stderr).toMatch(/DB index is out of range/);
     expect(hits).toBe(0);
   });
+
+  it('an empty --worker name is bad usage (it silently became the single-process audit.sqlite)', async () => {
+    const r = await runCli(['crawl', '-', '--user-agent', 'T', '--out', path.join(dir, 'w'), '--redis', REDIS, '--run', 'hostile-w', '--worker', ''], {
+      stdin: `http://127.0.0.1:${webPort}/x\n`,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--worker must be/);
+    expect(hits).toBe(0);
+  });
 });
