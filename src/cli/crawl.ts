@@ -156,6 +156,15 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     return CRAWL_EXIT.usage;
   }
 
+  // The gate's own checks (user agent, --resolve entries) before anything is created under --out:
+  // bad usage leaves no empty audit behind that the next run would call "earlier runs".
+  try {
+    await new RobotsGate({ userAgent: opts.userAgent, resolve: opts.resolve, timeoutMs: robotsTimeoutMs }).close();
+  } catch (err) {
+    say((err as Error).message);
+    return CRAWL_EXIT.usage;
+  }
+
   // The output directory: created if missing, and it must be writable.
   const outDir = path.resolve(opts.out);
   try {

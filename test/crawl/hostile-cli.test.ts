@@ -171,4 +171,13 @@ describe('robots-gate crawl against hostile sites', () => {
     expect(runs.at(-1)!.status).toBe('completed');
     expect(rows.filter((x) => x.outcome === 'fetched')).toHaveLength(8);
   });
+
+  it('a user agent or --resolve entry the gate refuses is exit 2 before --out is created', async () => {
+    for (const bad of [['--user-agent', ''], ['--user-agent', 'Bot\u0007'], ['--user-agent', UA, '--resolve', 'nonsense']]) {
+      const out = path.join(tmp(), 'never');
+      const r = await runCli(['crawl', '-', '--out', out, ...bad], { stdin: 'http://a.test/\n' });
+      expect(r.code, bad.join(' ')).toBe(2);
+      expect(fs.existsSync(out), bad.join(' ')).toBe(false);
+    }
+  });
 });
