@@ -72,14 +72,22 @@ h3 { font-size: 1.05rem; margin: 24px 0 6px; }
 .sub { color: var(--muted); margin: 0 0 16px; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 10px; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; background: var(--soft); }
-.card b { display: block; font-size: 1.4rem; }
+.card b { display: block; font-size: 1.3rem; white-space: nowrap; }
 .card span { color: var(--muted); font-size: .85rem; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: var(--soft); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, .nw { white-space: nowrap; }
+/* Tables fit the page: long names and URLs wrap inside their cell; a table that still cannot fit
+   (a very narrow window) scrolls inside its own box, never the page. */
+.scroll { overflow-x: auto; max-width: 100%; }
+td.host { overflow-wrap: break-word; min-width: 10em; }
+#hosts th { font-size: .8rem; }
+#hosts th, #hosts td { padding: 4px 6px; }
+#hosts td.interval { white-space: normal; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; }
-.url { word-break: break-all; }
+.url { word-break: break-all; min-width: 12em; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 16px; font-size: .85rem; color: var(--muted); margin: 4px 0 8px; }
 .sw { display: inline-block; width: 12px; height: 12px; border-radius: 2px; vertical-align: -1px; margin-right: 4px; }
 .warn { color: #b71c1c; font-weight: 600; }
@@ -106,6 +114,11 @@ function legend(): string {
     .join('');
   return `<div class="legend" aria-hidden="true"><span><b>request:</b></span>${outcomes}</div>
 <div class="legend" aria-hidden="true"><span><b>interval before the request:</b></span>${waits}</div>`;
+}
+
+/** A host name, escaped, that may wrap after a dot or before the port (never inside a label). */
+function wrappableHost(host: string): string {
+  return esc(host).replace(/\./g, '.<wbr>').replace(/:/g, '<wbr>:');
 }
 
 /** The path and query of a URL, shortened to fit a label. */
@@ -187,8 +200,8 @@ function timelineTable(entries: TimelineEntry[], maxRows: number): string {
       `<td class="num">${esc(formatMs(e.intervalMs))}</td><td>${esc(e.waitReason ?? '–')}</td><td>${esc(e.outcome)}${e.status !== null ? ` ${esc(e.status)}` : ''}</td>` +
       `<td class="url mono">${esc(e.url)}</td></tr>`)
     .join('');
-  return `<details><summary>Requests as a table</summary><table><thead><tr><th class="num">start</th><th class="num">after previous response</th>` +
-    `<th class="num">interval</th><th>wait from</th><th>outcome</th><th>URL</th></tr></thead><tbody>${body}</tbody></table></details>`;
+  return `<details><summary>Requests as a table</summary><div class="scroll"><table><thead><tr><th class="num">start</th><th class="num">after previous response</th>` +
+    `<th class="num">interval</th><th>wait from</th><th>outcome</th><th>URL</th></tr></thead><tbody>${body}</tbody></table></div></details>`;
 }
 
 function diffHtml(oldBody: string | null, newBody: string | null): string {
@@ -218,11 +231,14 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
 
   const hostRows = tableHosts
     .map((h) => {
-      const waits = Object.entries(h.waitReasons).map(([k, v]) => `${esc(k)} ×${v}`).join(', ') || '–';
-      const interval = h.minIntervalMs === h.maxIntervalMs ? formatMs(h.minIntervalMs) : `${formatMs(h.minIntervalMs)} – ${formatMs(h.maxIntervalMs)}`;
-      return `<tr><td><a href="#host-${esc(encodeURIComponent(h.host))}">${esc(h.host)}</a></td><td class="num">${h.attempts}</td>` +
+      // Each value stays on one line ("crawl-delay ×3", "2.04 s"); lists break between values.
+      const waits = Object.entries(h.waitReasons).map(([k, v]) => `<span class="nw">${esc(k)} ×${v}</span>`).join(', ') || '–';
+      const interval = h.minIntervalMs === h.maxIntervalMs
+        ? esc(formatMs(h.minIntervalMs))
+        : `<span class="nw">${esc(formatMs(h.minIntervalMs))} –</span> <span class="nw">${esc(formatMs(h.maxIntervalMs))}</span>`;
+      return `<tr><td class="host"><a href="#host-${esc(encodeURIComponent(h.host))}">${wrappableHost(h.host)}</a></td><td class="num">${h.attempts}</td>` +
         OUTCOMES.map((o) => `<td class="num">${h[o]}</td>`).join('') +
-        `<td class="num">${esc(formatBytes(h.bytes))}</td><td class="num">${esc(interval)}</td><td>${waits}</td>` +
+        `<td class="num">${esc(formatBytes(h.bytes))}</td><td class="num interval">${interval}</td><td>${waits}</td>` +
         `<td class="num ${h.intervalBreaches ? 'warn' : 'ok'}">${h.intervalBreaches}</td><td class="num">${h.policyVersions}</td></tr>`;
     })
     .join('');
@@ -250,22 +266,22 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
   const blockedAll = blocked(record);
   const blockedRows = blockedAll
     .slice(0, maxBlocked)
-    .map((b) => `<tr><td class="url mono">${esc(b.url)}</td><td>${esc(b.reason)}</td><td class="num">${esc(b.ruleLine ?? '–')}</td>` +
-      `<td class="mono">${esc(b.rulePattern ?? '–')}</td><td class="mono">${esc(b.robotsUrl ?? '–')}</td></tr>`)
+    .map((b) => `<tr><td class="url mono">${esc(b.url)}</td><td class="nw">${esc(b.reason)}</td><td class="num">${esc(b.ruleLine ?? '–')}</td>` +
+      `<td class="url mono">${esc(b.rulePattern ?? '–')}</td><td class="url mono">${esc(b.robotsUrl ?? '–')}</td></tr>`)
     .join('');
 
   const notUrls = notUrlLines(record);
   const maxNotUrls = options.maxNotUrlRows ?? 1000;
   const notUrlRows = notUrls
     .slice(0, maxNotUrls)
-    .map((l) => `<tr><td class="url mono">${esc(l.text)}</td><td>${esc(l.reason)}</td><td>${esc(l.error ?? '–')}</td></tr>`)
+    .map((l) => `<tr><td class="url mono">${esc(l.text)}</td><td class="nw">${esc(l.reason)}</td><td>${esc(l.error ?? '–')}</td></tr>`)
     .join('');
   // Lines of the URL list that were not URLs name no host: they get their own section, not a
   // nameless row in the hosts table and a timeline with an empty heading.
   const notUrlSection = notUrls.length
     ? `<section id="not-urls"><h2>Lines that were not URLs: ${notUrls.length}</h2>` +
       `<p class="sub">Lines of the URL list that the crawl could not use; nothing was sent for them.</p>` +
-      `<table><thead><tr><th>line</th><th>reason</th><th>why</th></tr></thead><tbody>${notUrlRows}</tbody></table>` +
+      `<div class="scroll"><table><thead><tr><th>line</th><th>reason</th><th>why</th></tr></thead><tbody>${notUrlRows}</tbody></table></div>` +
       (notUrls.length > maxNotUrls ? `<p class="empty">${notUrls.length - maxNotUrls} more are not listed.</p>` : '') +
       '</section>'
     : '';
@@ -280,7 +296,7 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
 <h2>Totals</h2>
 <div class="cards" id="totals">${card('requests', t.attempts)}${card('fetched', t.fetched)}${card('blocked by robots.txt', t.blocked)}${card('skipped', t.skipped)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}${t.notUrls ? card('lines that were not URLs', t.notUrls) : ''}</div>
 <h2>Hosts</h2>
-<table id="hosts"><thead><tr><th>host</th><th class="num">requests</th>${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}<th class="num">saved</th><th class="num">interval</th><th>waits from</th><th class="num">sent before interval</th><th class="num">robots.txt versions</th></tr></thead><tbody>${hostRows || '<tr><td colspan="13" class="empty">No requests.</td></tr>'}</tbody></table>
+<div class="scroll"><table id="hosts"><thead><tr><th>host</th><th class="num">requests</th>${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}<th class="num">saved</th><th class="num">interval</th><th>waits from</th><th class="num">sent before interval</th><th class="num">robots.txt versions</th></tr></thead><tbody>${hostRows || '<tr><td colspan="13" class="empty">No requests.</td></tr>'}</tbody></table></div>
 ${hosts.length > tableHosts.length ? `<p class="empty">The ${tableHosts.length} hosts with the most requests are listed; ${hosts.length - tableHosts.length} more are not.</p>` : ''}
 ${notUrlSection}
 <h2>Timelines</h2>
@@ -291,7 +307,7 @@ ${hosts.length > timelineHosts.length ? `<p class="empty">Timelines are drawn fo
 <h2>Policy changes</h2>
 <div id="changes">${changeBlocks}</div>
 <h2>Blocked URLs</h2>
-${blockedAll.length ? `<table id="blocked"><thead><tr><th>URL</th><th>reason</th><th class="num">line</th><th>rule</th><th>robots.txt</th></tr></thead><tbody>${blockedRows}</tbody></table>` : '<p class="empty">Nothing was blocked.</p>'}
+${blockedAll.length ? `<div class="scroll"><table id="blocked"><thead><tr><th>URL</th><th>reason</th><th class="num">line</th><th>rule</th><th>robots.txt</th></tr></thead><tbody>${blockedRows}</tbody></table></div>` : '<p class="empty">Nothing was blocked.</p>'}
 ${blockedAll.length > maxBlocked ? `<p class="empty">${blockedAll.length - maxBlocked} more blocked URLs are not listed.</p>` : ''}
 </main></body></html>
 `;

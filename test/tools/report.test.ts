@@ -27,7 +27,7 @@ describe('report', () => {
     expect(totals).toContain('<b>1</b><span>errors</span>');
     expect(totals).toContain('<b>1</b><span>robots.txt changes</span>');
     // Per-host rows: shop.example has 6 requests, 2 blocked, two robots.txt versions.
-    const shopRow = /<tr><td><a href="#host-shop\.example">shop\.example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
+    const shopRow = /<tr><td class="host"><a href="#host-shop\.example">shop\.<wbr>example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
     const cells = [...shopRow.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((m) => m[1]);
     expect(cells.slice(0, 6)).toEqual(['6', '4', '2', '0', '0', '0']);
     expect(cells.at(-1)).toBe('2');
@@ -37,7 +37,7 @@ describe('report', () => {
     expect(html).toContain('aria-label="Timeline of 4 requests to news.example');
     expect(html).toMatch(/interval 300 ms \(backoff\)/);
     expect(html).toMatch(/interval 100 ms \(floor\)/);
-    const newsRow = /<tr><td><a href="#host-news\.example">news\.example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
+    const newsRow = /<tr><td class="host"><a href="#host-news\.example">news\.<wbr>example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
     expect(newsRow).toContain('backoff ×1');
     // The policy change: boundary time, hashes, and the added line in the diff.
     const changes = html.slice(html.indexOf('id="changes"'));
@@ -46,8 +46,8 @@ describe('report', () => {
     expect(changes).toContain(SHA.shopV2.slice(0, 12));
     expect(changes).toMatch(/<div class="added">.*?\+ Disallow: \/checkout<\/div>/);
     // Blocked URLs with the deciding rule.
-    expect(html).toMatch(/https:\/\/shop\.example\/checkout<\/td><td>disallowed-by-rule<\/td><td class="num">3<\/td><td class="mono">\/checkout<\/td>/);
-    expect(html).toMatch(/https:\/\/news\.example\/drafts\/x<\/td><td>disallowed-by-rule<\/td><td class="num">2<\/td>/);
+    expect(html).toMatch(/https:\/\/shop\.example\/checkout<\/td><td class="nw">disallowed-by-rule<\/td><td class="num">3<\/td><td class="url mono">\/checkout<\/td>/);
+    expect(html).toMatch(/https:\/\/news\.example\/drafts\/x<\/td><td class="nw">disallowed-by-rule<\/td><td class="num">2<\/td>/);
   });
 
   it('lists lines of the URL list that were not URLs on their own, never as a nameless host', () => {
@@ -55,13 +55,13 @@ describe('report', () => {
     expect(html).not.toContain('href="#host-"');
     expect(html).not.toContain('<h3></h3>');
     expect(html).not.toContain('id="host-"');
-    expect(html.match(/<tr><td><a href="#host-/g)).toHaveLength(2);
+    expect(html.match(/<tr><td class="host"><a href="#host-/g)).toHaveLength(2);
     expect(html).toContain('<b>2</b><span>hosts</span>');
     expect(html).toContain('<b>2</b><span>lines that were not URLs</span>');
     const section = html.slice(html.indexOf('id="not-urls"'), html.indexOf('</section>', html.indexOf('id="not-urls"')));
     expect(section).toContain('<h2>Lines that were not URLs: 2</h2>');
-    expect(section).toContain('<td class="url mono">not a url at all</td><td>invalid-url</td>');
-    expect(section).toContain('<td class="url mono">https://user:***@shop.example/</td><td>credentials</td>');
+    expect(section).toContain('<td class="url mono">not a url at all</td><td class="nw">invalid-url</td>');
+    expect(section).toContain('<td class="url mono">https://user:***@shop.example/</td><td class="nw">credentials</td>');
     // A crawl whose lines were all URLs has no such section.
     const record = loadCrawlRecord(dir);
     const clean = buildReportHtml({ ...record, attempts: record.attempts.filter((a) => a.host !== '') });
@@ -101,7 +101,7 @@ describe('report', () => {
     // /contact ended at +785 ms; with a 200 ms interval, a request at +845 is 60 ms after it: too soon.
     const early = { ...contact, url: 'https://shop.example/too-soon', startedAt: new Date(T0 + 845).toISOString(), endedAt: new Date(T0 + 865).toISOString() };
     const html = buildReportHtml({ ...record, attempts: [...record.attempts, early] });
-    const shopRow = /<tr><td><a href="#host-shop\.example">shop\.example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
+    const shopRow = /<tr><td class="host"><a href="#host-shop\.example">shop\.<wbr>example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
     expect(shopRow).toContain('<td class="num warn">1</td>');
     expect(html).toContain('started 60 ms after the previous response: TOO SOON');
     expect(buildReportHtml(record)).not.toContain('TOO SOON');
@@ -183,6 +183,42 @@ describe('report', () => {
     }
   });
 
+  it('fits a 1280 px window with long host names and URLs: no page scrollbar, short values on one line (screenshot: test-artifacts/report-wide.png)', async () => {
+    const record = loadCrawlRecord(dir);
+    const long = 'a-rather-long-subdomain.of-a-site-with-a-long-name.example.co.uk:37841';
+    const extra = record.attempts.filter((a) => a.host === 'shop.example').map((a) => ({
+      ...a, host: long, url: a.url.replace('shop.example', long) + '/and/a/very/long/path/that/goes/on?with=a&query=string&that=never&ends=1',
+      bytes: 185_000,
+    }));
+    const html = buildReportHtml({ ...record, attempts: [...record.attempts, ...extra] });
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.setContent(html);
+      const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth,
+        hosts: document.querySelector('#hosts')!.getBoundingClientRect().width, box: document.querySelector('#hosts')!.parentElement!.clientWidth }));
+      expect(widths.page).toBe(widths.view);
+      expect(widths.hosts).toBeLessThanOrEqual(widths.box);
+      // One line each: a wait source with its count, a size, a card's value.
+      const lines = await page.evaluate(() => {
+        const oneLine = (e: Element) => e.getClientRects().length === 1 && e.getBoundingClientRect().height < 1.6 * parseFloat(getComputedStyle(e).fontSize) * 1.3;
+        const waits = [...document.querySelectorAll('#hosts td span.nw')];
+        const sizes = [...document.querySelectorAll("#hosts td.num:not(.interval)")];
+        const cards = [...document.querySelectorAll('.card b')];
+        return { waits: waits.length && waits.every(oneLine), sizes: sizes.every((e) => {
+          // A cell is as tall as its row: count the lines of its text instead.
+          const range = document.createRange();
+          range.selectNodeContents(e);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size === 1;
+        }), cards: cards.every(oneLine) };
+      });
+      expect(lines).toEqual({ waits: true, sizes: true, cards: true });
+      await page.screenshot({ path: path.join(ARTIFACTS, 'report-wide.png'), fullPage: false });
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('reports a real crawl whose robots.txt changed mid-crawl (screenshot: test-artifacts/report-crawl.png)', async () => {
     const crawlDir = await runSmallCrawl();
     try {
@@ -192,11 +228,11 @@ describe('report', () => {
       const html = readFileSync(out, 'utf8');
       expect(html).toMatch(/<b>11<\/b><span>requests<\/span>/);
       expect(html).toContain('<h2>Lines that were not URLs: 1</h2>');
-      expect(html).toContain(`<td class="url mono">${NOT_A_URL}</td><td>invalid-url</td>`);
+      expect(html).toContain(`<td class="url mono">${NOT_A_URL}</td><td class="nw">invalid-url</td>`);
       expect(html).toMatch(/<b>3<\/b><span>blocked by robots.txt<\/span>/);
       expect(html).toMatch(/<b>1<\/b><span>robots.txt changes<\/span>/);
       expect(html).toMatch(/<div class="added">.*?\+ Disallow: \/checkout<\/div>/);
-      expect(html).toMatch(/\/checkout<\/td><td>disallowed-by-rule<\/td><td class="num">3<\/td>/);
+      expect(html).toMatch(/\/checkout<\/td><td class="nw">disallowed-by-rule<\/td><td class="num">3<\/td>/);
       // Every request in the crawl kept its interval: nothing was sent too soon.
       expect(html).not.toContain('TOO SOON');
       expect(html).toMatch(/interval \d+ ms \(crawl-delay\)/);
