@@ -202,14 +202,14 @@ describe('report', () => {
       // One line each: a wait source with its count, a size, a card's value.
       const lines = await page.evaluate(() => {
         const oneLine = (e: Element) => e.getClientRects().length === 1 && e.getBoundingClientRect().height < 1.6 * parseFloat(getComputedStyle(e).fontSize) * 1.3;
-        const waits = [...document.querySelectorAll('#hosts td span.nw')];
-        const sizes = [...document.querySelectorAll("#hosts td.num:not(.interval)")];
-        const cards = [...document.querySelectorAll('.card b')];
+        const waits = Array.from(document.querySelectorAll('#hosts td span.nw'));
+        const sizes = Array.from(document.querySelectorAll("#hosts td.num:not(.interval)"));
+        const cards = Array.from(document.querySelectorAll('.card b'));
         return { waits: waits.length && waits.every(oneLine), sizes: sizes.every((e) => {
           // A cell is as tall as its row: count the lines of its text instead.
           const range = document.createRange();
           range.selectNodeContents(e);
-          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size === 1;
+          return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size === 1;
         }), cards: cards.every(oneLine) };
       });
       expect(lines).toEqual({ waits: true, sizes: true, cards: true });
