@@ -117,6 +117,9 @@ class DocumentGate {
         .send<{ targetInfo: TargetInfo }>('Target.getTargetInfo', { targetId: frameId })
         .then((r) => r.targetInfo, () => undefined);
       if (info) this.onTarget({ targetInfo: info });
+      // Meanwhile a page session may have reported the frame (frameAttached) after all.
+      lookup();
+      if (found.length) return found;
     }
     if (info?.type !== 'page') return found;
     // A page Playwright handed out a moment ago may be a gated one, its gating under way.

@@ -19,8 +19,8 @@ export const CHROMIUM_ARGS: readonly string[] = [
   // this one repeats Playwright's (1.65) and adds one. Kept from Playwright's: no HTTPS upgrade of
   // http: URLs (an upgrade is an internal redirect that request routing never sees, so it would
   // leave ungated) and none of the background requests to Google.
-  // Added: LocalNetworkAccessChecks. A navigation gatePage fetched hop by hop is handed to the
-  // frame by interception, and such a document has no IP address space: Local Network Access would
+  // Added: LocalNetworkAccessChecks. A document handed to the frame by interception (the crawl's
+  // browser transport renders the bytes it fetched) has no IP address space: Local Network Access would
   // count it as public and refuse its requests to private and loopback hosts (an intranet crawl,
   // a local test). The gate, not the address space, decides what this browser may fetch.
   `--disable-features=${[

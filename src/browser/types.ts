@@ -29,8 +29,9 @@ export interface GatedRequest {
   readonly error: Error | null;
   /** ISO 8601 time of the decision. */
   readonly at: string;
-  /** The Playwright request (for a navigation's later hops: the navigation request they belong
-   *  to; null for a subresource's redirect hop and a WebSocket). */
+  /** Playwright's request for this very hop, when Playwright reported it: always for an allowed
+   *  request while someone listens to `allowed` (its `response()` tells how it ended), mostly for
+   *  a blocked one; null for a document and a WebSocket, and when Playwright never reported it. */
   readonly request: Request | null;
   /** The page that made the request; null when unknown (a worker's request). */
   readonly page: Page | null;
@@ -54,13 +55,11 @@ export interface HopRequest {
 export interface GateOptions {
   /** User-Agent to send; default `gate.userAgent`. Requests carrying another one get this one instead. */
   userAgent?: string;
-  /** Redirect hops followed per navigation before it fails (default 20, as Chromium does). */
+  /** @deprecated Not used: the browser follows redirects itself (Chromium stops after 20), each
+   *  hop paused and decided before it is sent. */
   maxRedirects?: number;
-  /**
-   * Sends one navigation hop without following redirects. Default: Playwright's `route.fetch`
-   * (shares the context's cookies and proxy). Supply one when Node must reach hosts the browser
-   * reaches by `--host-resolver-rules` (the CLI passes an undici client with `--resolve`).
-   */
+  /** @deprecated Not used: navigations are no longer fetched from Node hop by hop; the browser
+   *  sends them, each hop gated, and reaches hosts by its own `--host-resolver-rules`. */
   fetchHop?: (hop: HopRequest) => Promise<HopResponse>;
   /** Blocked requests kept in `handle.blocked` at most; older ones drop off (they were emitted
    *  already). Default 10,000; 0 for a long-lived context whose listeners keep what they need. */
@@ -79,6 +78,6 @@ export interface GateHandleEvents {
 export interface GateHandle extends EventEmitter<GateHandleEvents> {
   /** Blocked requests so far, oldest first (at most `maxBlocked`). */
   readonly blocked: readonly GatedRequest[];
-  /** Stop gating: removes the routes. Requests after this go out ungated. */
+  /** Stop gating: ends the DevTools interception. Requests after this go out ungated. */
   dispose(): Promise<void>;
 }

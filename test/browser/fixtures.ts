@@ -69,6 +69,15 @@ export async function startOrigins(): Promise<Origins> {
       if (path === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /nope\n');
       if (path === '/go-private') return void res.writeHead(302, { location: url(allowing, '/private/secret.html') }).end();
       if (path === '/go-public') return void res.writeHead(301, { location: url(allowing, '/public/index.html') }).end();
+      if (path === '/with-frames') {
+        // Frames are navigations of the page: one into a disallowed path, one allowed; and a
+        // dedicated worker whose own fetch() goes where robots.txt says no.
+        const worker = `fetch(${JSON.stringify(url(disallowing, '/api/worker.json'))}).then(r => postMessage(r.status), () => postMessage('failed'))`;
+        return void res.writeHead(200, { 'content-type': 'text/html' }).end(
+          `<!doctype html><iframe src="${url(disallowing, '/assets/frame.html')}"></iframe><iframe id="ok" src="${url(allowing, '/public/frame.html')}"></iframe>` +
+            `<script>window.worker = new Promise((resolve) => { const w = new Worker(URL.createObjectURL(new Blob([${JSON.stringify(worker)}], { type: 'text/javascript' }))); w.onmessage = (e) => resolve(e.data) })</script>`,
+        );
+      }
       if (path === '/with-redirects') {
         // Subresources whose first URL is allowed and whose redirect goes where robots.txt says no
         // (an image), or where it says yes (a fetch).

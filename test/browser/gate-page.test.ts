@@ -128,6 +128,30 @@ describe('gatePage', () => {
     }
   });
 
+  test("frames and a dedicated worker's requests are gated like the page's own", async () => {
+    const gate = new RobotsGate({ userAgent: UA });
+    const context = await browser.newContext({ userAgent: UA, serviceWorkers: 'block' });
+    try {
+      const page = await context.newPage();
+      const handle = await gatePage(page, gate);
+      await page.goto(o.url(o.page, '/with-frames'));
+      expect(await page.evaluate(() => (window as unknown as { worker: Promise<unknown> }).worker)).toBe('failed');
+      expect(await page.frameLocator('#ok').locator('p').textContent()).toBe('/public/frame.html');
+      const frame = handle.blocked.find((b) => b.url === o.url(o.disallowing, '/assets/frame.html'));
+      expect(frame).toMatchObject({ isNavigation: true, resourceType: 'document' });
+      expect(frame?.decision?.rule).toMatchObject({ pattern: '/assets/', line: 2 });
+      // Once each, though the worker is a target of its own too.
+      const worker = handle.blocked.filter((b) => b.url === o.url(o.disallowing, '/api/worker.json'));
+      expect(worker.map((b) => b.decision?.reason)).toEqual(['disallowed-by-rule']);
+      expect(handle.blocked.filter((b) => b.url === frame?.url)).toHaveLength(1);
+      expect(paths(o.disallowing, '/assets/frame.html')).toEqual([]);
+      expect(paths(o.disallowing, '/api/worker.json')).toEqual([]);
+      expect(paths(o.allowing, '/public/frame.html')).toHaveLength(1);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a page that opens a disallowed popup: gateContext covers pages opened later', async () => {
     const gate = new RobotsGate({ userAgent: UA });
     const { context, handle } = await newGatedContext(browser, gate);
