@@ -348,6 +348,16 @@ describe('serve: the audit browser', () => {
     await page.fill('#host-filter', '');
     await page.click('#hosts button[data-host="news.example"]');
     await expect.poll(() => page.textContent('#boundary')).toContain('One version of robots.txt governed every request');
+    // One version: its text once, numbered, with no diff marks and no pickers to compare with.
+    expect(await page.isVisible('#diff-pickers')).toBe(false);
+    expect(await page.locator('#diff > div').allTextContents()).toEqual(['1User-agent: *', '2Disallow: /drafts/']);
+    expect(await page.locator('#diff [data-kind]').count()).toBe(0);
+    expect(await page.getAttribute('#boundary', 'class')).toContain('single');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'audit-one-version.png'), fullPage: true });
+    // Back to a host with two versions: the pickers and the diff return.
+    await page.click('#hosts button[data-host="shop.example"]');
+    await expect.poll(() => page.isVisible('#diff-pickers')).toBe(true);
+    await expect.poll(() => page.locator('#diff [data-kind="added"]').count()).toBe(1);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -15,6 +15,7 @@ const notUrlsBody = notUrlsSection.querySelector('tbody')!;
 const detail = byId('host-detail');
 const fromSelect = byId<HTMLSelectElement>('diff-from');
 const toSelect = byId<HTMLSelectElement>('diff-to');
+const diffPickers = byId('diff-pickers');
 const boundary = byId('boundary');
 const diffView = byId('diff');
 
@@ -114,13 +115,20 @@ function renderDiff(): void {
   diffView.replaceChildren();
   boundary.replaceChildren();
   const versions = current?.versions ?? [];
+  // With one version there is nothing to compare: a diff against nothing marked every line '+'.
+  // Show the text once, and no pickers.
+  diffPickers.hidden = versions.length < 2;
+  boundary.classList.toggle('single', versions.length < 2);
   if (versions.length < 2) {
-    boundary.textContent = versions.length === 1
-      ? 'One version of robots.txt governed every request to this host: nothing to compare.'
-      : 'No versions to compare.';
-    if (versions.length === 1) appendDiff(null, versions[0]!);
+    const only = versions[0];
+    boundary.textContent = only
+      ? `One version of robots.txt governed every request to this host (#1, first seen ${only.fetchedAt}):`
+      : 'No robots.txt text was recorded for this host, so there is nothing to show.';
+    diffView.setAttribute('aria-label', 'The robots.txt text');
+    if (only) appendText(only);
     return;
   }
+  diffView.setAttribute('aria-label', 'Differences between the two versions');
   const a = versions[Number(fromSelect.value)]!;
   const b = versions[Number(toSelect.value)]!;
   const change = current!.changes.find((c) => c.oldSha256 === a.sha256 && c.newSha256 === b.sha256);
@@ -133,9 +141,20 @@ function renderDiff(): void {
   appendDiff(a, b);
 }
 
-function appendDiff(a: PolicyVersion | null, b: PolicyVersion): void {
+/** One version's text with line numbers, no diff marks. */
+function appendText(v: PolicyVersion): void {
+  const lines = v.body.split(/\r\n|\r|\n/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  if (lines.length === 0) {
+    diffView.append(el('div', { class: 'empty-note' }, 'The file is empty.'));
+    return;
+  }
+  diffView.append(...lines.map((text, i) => el('div', { 'data-line': String(i + 1) }, el('span', { class: 'n' }, String(i + 1)), text)));
+}
+
+function appendDiff(a: PolicyVersion, b: PolicyVersion): void {
   const sign = { same: ' ', added: '+', removed: '-' } as const;
-  const rows = diffPolicies(a?.body ?? null, b.body).map((l) =>
+  const rows = diffPolicies(a.body, b.body).map((l) =>
     el('div', { class: l.kind, 'data-kind': l.kind }, el('span', { class: 'n' }, String(l.oldLine ?? '')), el('span', { class: 'n' }, String(l.newLine ?? '')), `${sign[l.kind]} ${l.text}`),
   );
   diffView.append(...rows);
