@@ -15,7 +15,9 @@ import type { GatedRequest } from './types.js';
 /** One gated target (a page's): who it belongs to once known, and how to stop gating it. */
 export interface Claim {
   page: Page | null;
-  matcher: RequestMatcher | null;
+  /** Playwright's requests of the page (while someone listens to `allowed`), and its failed ones. */
+  started: RequestMatcher | null;
+  failed: RequestMatcher | null;
   /** The page's frames (its children's included), id → URL. */
   readonly frames: Map<string, string>;
   /** Settles once the target's requests pause (Fetch enabled); rejects when they cannot. */
@@ -184,7 +186,7 @@ class DocumentGate {
     owners.forEach(([o, _], i) => {
       const claim = claims[i] ?? null;
       const base = entry(verdicts[i]!, claim);
-      const wait = claim?.matcher && gated ? claim.matcher.wait(e.request.method, url, 2_000) : Promise.resolve(null);
+      const wait = claim?.started && gated ? claim.started.wait(e.request.method, url, 2_000) : Promise.resolve(null);
       void wait.then((request) =>
         o.record(request ? { ...base, request, frameUrl: frameUrlOf(request, base.frameUrl, claim?.page ?? null) } : base),
       );

@@ -70,31 +70,40 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
     let stopFn: (() => Promise<void>) | null = null;
     const claim: Claim = {
       page,
-      matcher: page ? new RequestMatcher(page) : null,
+      started: null,
+      failed: null,
       frames: new Map([[targetId, '']]),
       isReady: false,
       ready: Promise.resolve(),
       stop: async () => {
-        claim.matcher?.stop();
+        claim.started?.stop();
+        claim.failed?.stop();
         await stopFn?.();
       },
     };
     (claim as { ready: Promise<void> }).ready = gateTarget(channel, {
       decide,
       record: (entry) => handle.record(entry),
-      wantsAllowed: () => handle.listenerCount('allowed') > 0,
       disposed: () => handle.disposed,
       userAgent,
       page: () => claim.page,
-      requests: () => claim.matcher,
+      requests: (allowed) => (allowed ? claim.started : claim.failed),
       frames: claim.frames,
       documentsElsewhere,
     }).then((stop) => {
       stopFn = stop;
       claim.isReady = true;
     });
+    withMatchers(claim, handle.listenerCount('allowed') > 0);
     claims.set(targetId, claim);
     return claim;
+  };
+
+  /** Pairs entries with Playwright's requests: failed ones always, all only when wanted. */
+  const withMatchers = (claim: Claim, all: boolean): void => {
+    if (!claim.page) return;
+    claim.failed ??= new RequestMatcher(claim.page, 'requestfailed');
+    if (all) claim.started ??= new RequestMatcher(claim.page, 'request');
   };
 
   const guard = (page: Page): Promise<void> => {
@@ -115,7 +124,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
         // A popup gated from its first navigation on: now its page is known.
         await channel.detach();
         known.page = page;
-        known.matcher ??= new RequestMatcher(page);
+        withMatchers(known, handle.listenerCount('allowed') > 0);
         return known.ready;
       }
       sessions.push(channel);
@@ -162,6 +171,11 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
     await Promise.all(sessions.map((s) => s.detach()));
     for (const page of pages.keys()) if (guarded.get(page) === pages.get(page)) guarded.delete(page);
   }, options.maxBlocked ?? 10_000);
+  // Whoever listens to `allowed` gets each with Playwright's request (its response() says how it
+  // ended): from then on Playwright reports every request of the gated pages to this process.
+  (handle as EventEmitter).on('newListener', (event: string | symbol) => {
+    if (event === 'allowed') for (const claim of claims.values()) withMatchers(claim, true);
+  });
 
   return (async () => {
     await target.routeWebSocket(() => true, onWebSocket);

@@ -1,7 +1,9 @@
 // Pairs a DevTools-paused request with Playwright's Request object for it (by method and URL, in
 // order), so each entry can hand the caller the object it knows (`response()`, `failure()`).
 // Playwright may report a request before the pause (navigations) or only after it was let go
-// (subresources), so both sides wait for the other briefly.
+// (subresources), so both sides wait for the other briefly. One matcher listens to one page
+// event: `request` (every request: Playwright then sends each to this process, so it is listened
+// to only while someone wants allowed requests) or `requestfailed` (blocked ones: rare, cheap).
 import type { Page, Request } from 'playwright-core';
 
 /** Unclaimed requests kept at most; older ones are dropped (they were never paused by us). */
@@ -12,8 +14,12 @@ export class RequestMatcher {
   private readonly waiting = new Map<string, Array<(r: Request | null) => void>>();
   private size = 0;
 
-  constructor(private readonly page: Page) {
-    page.on('request', this.onRequest);
+  constructor(
+    private readonly page: Page,
+    private readonly event: 'request' | 'requestfailed',
+  ) {
+    if (event === 'request') page.on('request', this.onRequest);
+    else page.on('requestfailed', this.onRequest);
   }
 
   private readonly onRequest = (request: Request): void => {
@@ -74,7 +80,8 @@ export class RequestMatcher {
   }
 
   stop(): void {
-    this.page.off('request', this.onRequest);
+    if (this.event === 'request') this.page.off('request', this.onRequest);
+    else this.page.off('requestfailed', this.onRequest);
     for (const list of this.waiting.values()) for (const done of list) done(null);
     this.waiting.clear();
     this.arrived.clear();

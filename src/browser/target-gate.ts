@@ -19,14 +19,13 @@ export interface Verdict {
 export interface TargetGateOptions {
   decide(url: string): Promise<Verdict>;
   record(entry: GatedRequest): void;
-  /** Whether anyone waits for `allowed` entries (then they carry the Playwright request). */
-  wantsAllowed(): boolean;
   disposed(): boolean;
   userAgent: string | undefined;
   /** The page this target belongs to, once known (a popup's is known only later). */
   page(): Page | null;
-  /** Playwright requests of that page, to hand out with each entry; null while the page is unknown. */
-  requests(): RequestMatcher | null;
+  /** Playwright's requests of that page (allowed ones, failed ones), to hand out with each entry;
+   *  null while the page is unknown or nobody wants them. */
+  requests(allowed: boolean): RequestMatcher | null;
   /** Frames of the page (this target's and its children's), id → URL: filled in here. */
   frames: Map<string, string>;
   /** Documents (frame navigations) are decided by the browser-level session (document-gate.ts),
@@ -115,8 +114,8 @@ export async function gateTarget(channel: Channel, o: TargetGateOptions): Promis
       request,
       page,
     });
-    const matcher = o.requests();
-    if (!matcher || (allowed && !o.wantsAllowed())) return o.record(entry(null));
+    const matcher = o.requests(allowed);
+    if (!matcher) return o.record(entry(null));
     // Playwright learns of a request only once it is under way (or failed): wait for its object.
     void matcher.wait(e.request.method, url, allowed ? MATCH_WAIT_MS : BLOCKED_MATCH_WAIT_MS).then((request) => o.record(entry(request)));
   };
