@@ -101,6 +101,10 @@ export interface AuditReader {
   /** Redirect targets (from final 3xx rows) that no final row settles yet: what `--resume`
    *  schedules again, with the URL that redirected there. */
   pendingRedirects(): { url: string; parentUrl: string }[];
+  /** Per host (`URL.host`): when the last request actually sent to it ended (ms since epoch),
+   *  and the interval (ms) that applied before its latest request that had one (null if none):
+   *  what a later run needs to keep the host's politeness across a restart. */
+  lastSent(): Map<string, { endedAt: number; intervalMs: number | null }>;
   close(): void;
 }
 
@@ -454,6 +458,24 @@ class MergedAudit implements AuditReader {
       }
     }
     return [...out].map(([url, parentUrl]) => ({ url, parentUrl }));
+  }
+
+  lastSent(): Map<string, { endedAt: number; intervalMs: number | null }> {
+    const out = new Map<string, { endedAt: number; intervalMs: number | null }>();
+    // Sent: a response came (status) or the request left and failed or was cut (network error,
+    // aborted by Ctrl-C). Blocked and skipped rows sent nothing; neither did a failed check.
+    const sql = `SELECT host, MAX(ended_at) AS endedAt,
+        (SELECT interval_ms FROM attempts b WHERE b.host = a.host AND b.interval_ms IS NOT NULL ORDER BY b.seq DESC LIMIT 1) AS intervalMs
+      FROM attempts a WHERE host != '' AND (status IS NOT NULL OR reason IN ('network-error', 'aborted')) GROUP BY host`;
+    for (const { db } of this.dbs) {
+      for (const r of db.prepare(sql).iterate() as Iterable<{ host: string; endedAt: string; intervalMs: number | null }>) {
+        const endedAt = Date.parse(r.endedAt);
+        if (!Number.isFinite(endedAt)) continue;
+        const prev = out.get(r.host);
+        if (!prev || endedAt > prev.endedAt) out.set(r.host, { endedAt, intervalMs: r.intervalMs });
+      }
+    }
+    return out;
   }
 
   close(): void {

@@ -74,7 +74,7 @@ function count(name: string, raw: string | undefined, min: number, max = MAX_MS)
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw new UsageError(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    throw new UsageError(`${name} must be a number >= ${min} and <= ${max}, got ${JSON.stringify(raw)}`);
   }
   return n;
 }
@@ -205,6 +205,18 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     return locked ? CRAWL_EXIT.usage : CRAWL_EXIT.output;
   }
   let done = new Set<string>();
+  // When each host last saw a request from an earlier run in DIR (Ctrl-C, then --resume at once):
+  // this run's first request to it keeps the interval from that one.
+  let lastSent = new Map<string, { endedAt: number; intervalMs: number | null }>();
+  if (!opts.redis && auditFiles(outDir).length > 0) {
+    try {
+      const reader = openAudit(outDir);
+      lastSent = reader.lastSent();
+      reader.close();
+    } catch {
+      // An unreadable audit is reported below (--resume) or appended to; nothing to seed from.
+    }
+  }
   let resumeOf: string | null = null;
   let unfollowed: { url: string; parentUrl: string }[] = [];
   // What the list holds, after normalisation: a resumed run says when it is not the same list.
@@ -296,6 +308,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       return CRAWL_EXIT.usage;
     }
     const frontier = fleet?.frontier ?? new MemoryFrontier({ ...frontierOptions, overrideIntervalMs: gate.overrideIntervalMs });
+    for (const [host, last] of lastSent) frontier.seedHost?.(host, last.endedAt, last.intervalMs);
     const controller = new AbortController();
     const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
     if (opts.browser) {

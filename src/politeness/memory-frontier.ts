@@ -72,21 +72,7 @@ export class MemoryFrontier implements Frontier {
     for (const { url, host } of items) {
       if (this.seen.has(url)) continue;
       this.seen.add(url);
-      let h = this.hosts.get(host);
-      if (!h) {
-        h = {
-          queue: [],
-          head: 0,
-          attempts: undefined,
-          policy: {},
-          busy: undefined,
-          lastEndedAt: undefined,
-          notBefore: 0,
-          jitterFactor: 1,
-          version: 0,
-        };
-        this.hosts.set(host, h);
-      }
+      const h = this.hostState(host);
       const wasEmpty = queued(h) === 0;
       h.queue.push(url);
       added++;
@@ -94,6 +80,37 @@ export class MemoryFrontier implements Frontier {
       if (wasEmpty && h.busy === undefined) this.schedule(host, h);
     }
     return added;
+  }
+
+  /** A host's state, created empty on first use. */
+  private hostState(host: string): HostState {
+    let h = this.hosts.get(host);
+    if (!h) {
+      h = {
+        queue: [],
+        head: 0,
+        attempts: undefined,
+        policy: {},
+        busy: undefined,
+        lastEndedAt: undefined,
+        notBefore: 0,
+        jitterFactor: 1,
+        version: 0,
+      };
+      this.hosts.set(host, h);
+    }
+    return h;
+  }
+
+  seedHost(host: string, lastEndedAt: number, intervalMs: number | null): void {
+    const h = this.hostState(host);
+    if (h.lastEndedAt !== undefined && h.lastEndedAt >= lastEndedAt) return;
+    h.lastEndedAt = lastEndedAt;
+    // The floor's jitter as it was drawn then (within its bounds); a Crawl-delay or override
+    // interval comes back with the host's policy, which the crawl sets before sending.
+    const floor = this.terms.minIntervalMs;
+    h.jitterFactor = intervalMs !== null && floor > 0 ? Math.min(Math.max(intervalMs / floor, 1), 1 + this.jitter) : 1;
+    if (h.busy === undefined && queued(h) > 0) this.schedule(host, h);
   }
 
   async take(now: number = Date.now()): Promise<TakeResult> {

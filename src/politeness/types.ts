@@ -96,6 +96,11 @@ export interface Frontier {
    *  for a Crawl-delay over the maximum. @returns how many were removed. */
   remove(host: string, urls: readonly string[]): Promise<number>;
   counts(): Promise<FrontierCounts>;
+  /** Seed a host's politeness from an earlier run (e.g. read back from the audit on resume):
+   *  its previous response ended at `lastEndedAt` (ms since epoch) under an interval of
+   *  `intervalMs` (ms, null if unknown), so the first request of this run keeps the interval.
+   *  Optional: a shared frontier keeps this state itself. */
+  seedHost?(host: string, lastEndedAt: number, intervalMs: number | null): void;
   /** True when nothing is queued and nothing is in flight. */
   isDrained(): Promise<boolean>;
   close(): Promise<void>;
