@@ -113,7 +113,7 @@ Exit codes:
   0    completed: every URL fetched, blocked or skipped as its robots.txt says
   1    completed, but some URLs ended in error (network, 5xx) or some input lines were not URLs
   2    bad usage: a missing or unreadable FILE, a bad option value, no URL in the input,
-       --browser without Chromium, another crawl writing the same audit in --out (same DIR,
+       --run without --redis, --browser without Chromium, another crawl writing the same audit in --out (same DIR,
        or the same --worker name)
   3    the audit cannot be written (read-only DIR, disk full): rows written before are intact
   4    documents cannot be saved under --out (read-only, disk full)
@@ -125,6 +125,9 @@ Exit codes:
       // Progress and logs are no part of the job: a reader of them that goes away stops nothing.
       tolerateBrokenPipe();
       process.exitCode = await runCrawl(file, opts);
+      // Interrupted: every row is written and the audit closed. What is left (a robots.txt fetch
+      // that waits out --robots-timeout, a Redis that is away) must not hold the exit.
+      if (process.exitCode === CRAWL_EXIT.interrupted) process.exit(CRAWL_EXIT.interrupted);
     });
 }
 
@@ -147,6 +150,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     recheckAfterMs = count('--recheck-after', opts.recheckAfter, 0);
     overrideIntervalMs = count('--override-interval', opts.overrideInterval, 0);
     if (opts.redis && !opts.run) throw new UsageError('--redis needs --run NAME (the name the workers share)');
+    // Without Redis there is no fleet to share a run with: ignoring them would hide a forgotten --redis.
+    if (!opts.redis && opts.run !== undefined) throw new UsageError('--run needs --redis URL (it names a fleet run shared through Redis)');
     if (opts.worker !== undefined && !/^[^\x00-\x1f\x7f]{1,100}$/.test(opts.worker)) {
       throw new UsageError(`--worker must be 1 to 100 printable characters, got ${JSON.stringify(opts.worker)}`);
     }
@@ -378,7 +383,11 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
 
     const todo = list.urls.filter((u) => !done.has(u.url));
     if (opts.resume && done.size) say(`resuming: ${list.urls.length - todo.length} URLs already settled, ${todo.length} to go`);
-    await frontier.add(todo);
+    const added = await frontier.add(todo);
+    // A fleet run name is used once: a run that has finished takes no URL again.
+    if (fleet && added === 0 && todo.length > 0 && (await frontier.isDrained())) {
+      say(`run ${JSON.stringify(opts.run)} has already finished: nothing was left to do; to crawl the list again, use a new --run name`);
+    }
     job.expect(todo, minIntervalMs);
     await job.resumeRedirects(unfollowed);
 
@@ -443,9 +452,16 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     } catch {
       // Closing cannot lose committed rows.
     }
-    await transport?.close().catch(() => {});
-    await gate?.close().catch(() => {});
-    await fleet?.close().catch(() => {});
+    // Bounded: a gate or fleet whose connections hang (a robots.txt fetch in flight, Redis away)
+    // must not hold the end of the run; the audit is already closed.
+    const closing = (async () => {
+      await transport?.close().catch(() => {});
+      await gate?.close().catch(() => {});
+      await fleet?.close().catch(() => {});
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closing, new Promise<void>((r) => (timer = setTimeout(r, 1_000)))]);
+    clearTimeout(timer);
   }
 }
 

@@ -38,7 +38,7 @@ export interface CrawlJobOptions {
   readonly signal?: AbortSignal;
   /** After the signal aborts, how long (ms) to wait for the work in flight to finish its
    *  frontier and store calls; a shared frontier whose Redis is away would hold them for ever.
-   *  Default 5,000. */
+   *  Default 2,000. */
   readonly abortGraceMs?: number;
 }
 
@@ -152,7 +152,7 @@ export class CrawlJob {
       defaultBackoffMs: 10_000,
       maxBackoffMs: 3_600_000,
       maxRedirects: 5,
-      abortGraceMs: 5_000,
+      abortGraceMs: 2_000,
       ...options,
       signal: options.signal,
     };

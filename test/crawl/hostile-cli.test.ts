@@ -180,4 +180,33 @@ describe('robots-gate crawl against hostile sites', () => {
       expect(fs.existsSync(out), bad.join(' ')).toBe(false);
     }
   });
+
+  it('Ctrl-C while a robots.txt never answers: exit 130 in seconds, not after --robots-timeout', async () => {
+    const v = await hosts({
+      'hang.test': (req, res) => {
+        if (req.url !== '/robots.txt') res.end('page');
+      },
+    });
+    const out = path.join(tmp(), 'out');
+    let sentAt = 0;
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', out, '--robots-timeout', '20000', ...resolveArgs(v)], {
+      stdin: `${v.origin('hang.test')}/a\n${v.origin('hang.test')}/b\n`,
+      timeoutMs: 30_000,
+      onStart: (child) => {
+        const poll = setInterval(() => {
+          if (v.requests('hang.test', '/robots.txt').length === 0) return;
+          clearInterval(poll);
+          sentAt = Date.now();
+          child.kill('SIGINT');
+        }, 20);
+      },
+    });
+    expect(r.stderr, r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).toBe(130);
+    expect(Date.now() - sentAt).toBeLessThan(8_000);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const a = openAudit(out);
+    expect(a.runs().at(-1)!.status).toBe('interrupted');
+    a.close();
+  });
 });
