@@ -1,8 +1,9 @@
 // Browser bench: load time of a page that pulls 50 subresources (scripts, stylesheets, images,
-// fetch() calls) from 5 origins, ungated against gatePage with a warm robots.txt cache. A third
-// row routes every request through Playwright without asking the gate, for comparison: gatePage
-// does not use Playwright's routing but pauses requests over DevTools itself. Loopback servers in this process;
-// responses are `no-store` so no variant is helped by the HTTP cache (routing turns it off).
+// fetch() calls) from 5 origins, ungated against gatePage with a warm robots.txt cache. For
+// comparison: every request routed through Playwright (page.route, continued at once), which
+// gatePage does not use; and every request paused over a DevTools session of our own and let go
+// at once, the floor of any gating that decides before a request leaves. Loopback servers in this
+// process; responses are `no-store` so no variant is helped by the HTTP cache (routing turns it off).
 import http from 'node:http';
 import { existsSync } from 'node:fs';
 import { RobotsGate } from '../dist/index.js';
@@ -78,9 +79,14 @@ export async function run() {
     const ungated = await (await context()).newPage();
     const routed = await (await context()).newPage();
     await routed.route('**/*', (route) => route.continue());
+    // The floor of gating over DevTools: every request paused and let go at once, no decision.
+    const paused = await (await context(gatedBrowser)).newPage();
+    const session = await paused.context().newCDPSession(paused);
+    session.on('Fetch.requestPaused', (e) => void session.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {}));
+    await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
     const gated = await (await context(gatedBrowser)).newPage();
     await gatePage(gated, gate);
-    const pages = { ungated, 'routed, no gate': routed, 'gatePage (warm robots.txt)': gated };
+    const pages = { ungated, 'routed, no gate': routed, 'DevTools pause, no gate': paused, 'gatePage (warm robots.txt)': gated };
     for (const [name, page] of Object.entries(pages)) {
       variants[name] = [];
       await load(page, pageUrl); // warm-up: JIT, connections, and the gate's robots.txt cache
@@ -99,7 +105,8 @@ export async function run() {
     }
     console.log("\nTarget: gatePage under 1.2 × ungated. 'routed, no gate' is Playwright's request interception alone");
     console.log('(page.route continuing everything), which gatePage does not use: it pauses each request over a');
-    console.log('DevTools session of its own (Fetch domain) and decides it there, redirect hops included.');
+    console.log("DevTools session of its own (Fetch domain) and decides it there, redirect hops included. 'DevTools");
+    console.log("pause, no gate' is that pause alone (continued at once): the floor of gating each request before it leaves.");
   } finally {
     await Promise.all([browser.close(), gatedBrowser.close()]);
     await gate.close();
