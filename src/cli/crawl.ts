@@ -22,12 +22,13 @@ import type { PolicyStore } from '../stores/types.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
 import { lockAudit } from './crawl-lock.js';
 import { startProgress } from './crawl-progress.js';
-import { formatSummary, summaryObject } from './crawl-summary.js';
+import { formatSummary, summaryObject, unreachableWarning } from './crawl-summary.js';
 
 /** Exit codes, as `--help` documents them. */
 export const CRAWL_EXIT = {
   ok: 0,
-  /** Completed, but some URLs ended in error or some input lines were not URLs. */
+  /** Completed, but some URLs ended in error, some robots.txt was unreachable, or some input
+   *  lines were not URLs. */
   problems: 1,
   usage: 2,
   audit: 3,
@@ -111,10 +112,12 @@ export function crawlCommand(): Command {
       `
 Exit codes:
   0    completed: every URL fetched, blocked or skipped as its robots.txt says
-  1    completed, but some URLs ended in error (network, 5xx) or some input lines were not URLs
+  1    completed, but some URLs ended in error (network, 5xx), some robots.txt was unreachable
+       (its URLs all disallowed, RFC 9309 §2.3.1.4; stderr names the hosts), or some input
+       lines were not URLs
   2    bad usage: a missing or unreadable FILE, a bad option value, no URL in the input,
-       --run without --redis, --browser without Chromium, another crawl writing the same audit in --out (same DIR,
-       or the same --worker name)
+       --run without --redis, --browser without Chromium, another crawl writing the same
+       audit in --out (same DIR, or the same --worker name)
   3    the audit cannot be written (read-only DIR, disk full): rows written before are intact
   4    documents cannot be saved under --out (read-only, disk full)
   5    Redis unreachable or unusable at start (with --redis), or the run's state lost from
@@ -152,6 +155,21 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     if (opts.redis && !opts.run) throw new UsageError('--redis needs --run NAME (the name the workers share)');
     // Without Redis there is no fleet to share a run with: ignoring them would hide a forgotten --redis.
     if (!opts.redis && opts.run !== undefined) throw new UsageError('--run needs --redis URL (it names a fleet run shared through Redis)');
+    // A value that is no host name (a URL, a wildcard) would match no host: the user would think
+    // a host overridden that is not, and find it blocked.
+    for (const h of opts.override) {
+      if (!/^(?:[A-Za-z0-9_.~%!$&'()+,;=-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(h)) {
+        let hint = '';
+        try {
+          // A URL gives its host; a Unicode name its ASCII (punycode) form, which hosts match in.
+          const host = new URL(h.includes('://') ? h : `http://${h}`).host;
+          if (host && host !== h) hint = ` (did you mean ${host}?)`;
+        } catch {
+          // not a URL either
+        }
+        throw new UsageError(`--override takes a host name such as example.com (a port optional), got ${JSON.stringify(h)}${hint}`);
+      }
+    }
     if (opts.worker !== undefined && !/^[^\x00-\x1f\x7f]{1,100}$/.test(opts.worker)) {
       throw new UsageError(`--worker must be 1 to 100 printable characters, got ${JSON.stringify(opts.worker)}`);
     }
@@ -444,8 +462,10 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       if ((failure as { code?: string }).code === 'ERR_FLEET_STATE_LOST') return CRAWL_EXIT.redis;
       return CRAWL_EXIT.problems;
     }
+    const unreachable = unreachableWarning(stats);
+    if (unreachable) say(unreachable);
     if (status === 'interrupted') return CRAWL_EXIT.interrupted;
-    return stats.outcomes.error > 0 || list.invalid.length > 0 ? CRAWL_EXIT.problems : CRAWL_EXIT.ok;
+    return stats.outcomes.error > 0 || list.invalid.length > 0 || unreachable ? CRAWL_EXIT.problems : CRAWL_EXIT.ok;
   } finally {
     try {
       audit.close();

@@ -209,4 +209,17 @@ describe('robots-gate crawl against hostile sites', () => {
     expect(a.runs().at(-1)!.status).toBe('interrupted');
     a.close();
   });
+
+  it('--override given a URL, a wildcard or a Unicode name is exit 2 with the host it should be (it matched nothing, silently)', async () => {
+    const cases: [string, RegExp][] = [
+      ['http://dis.test:8080/', /did you mean dis\.test:8080\?/],
+      ['*', /--override takes a host name/],
+      ['bücher.test', /did you mean xn--bcher-kva\.test\?/],
+    ];
+    for (const [value, message] of cases) {
+      const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(tmp(), 'o'), '--override', value], { stdin: 'http://a.test/\n' });
+      expect(r.code, value).toBe(2);
+      expect(r.stderr, value).toMatch(message);
+    }
+  });
 });
