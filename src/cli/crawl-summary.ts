@@ -70,6 +70,20 @@ export function formatSummary(stats: CrawlStats, runId: string, elapsedMs: numbe
   return out.join('\n') + '\n';
 }
 
+/** Hosts whose robots.txt was unreachable, as a warning line for stderr (null when none was):
+ *  a crawl where every robots.txt failed (a forgotten --resolve, no network) otherwise looks
+ *  like a site that disallows everything. */
+export function unreachableWarning(stats: CrawlStats): string | null {
+  const hosts = [...stats.hosts.values()].filter((h) => h.host !== '');
+  const down = hosts.filter((h) => h.robotsUnreachable).map((h) => h.host);
+  if (down.length === 0) return null;
+  const named = down.slice(0, 3).join(', ') + (down.length > 3 ? `, … (${down.length - 3} more)` : '');
+  return (
+    `robots.txt unreachable for ${down.length} of ${hosts.length} ${hosts.length === 1 ? 'host' : 'hosts'} (${named}): ` +
+    'everything there was disallowed (RFC 9309 §2.3.1.4); check the host names, the network, or --resolve'
+  );
+}
+
 /** The summary as one JSON object (`--json`). */
 export function summaryObject(stats: CrawlStats, runId: string, elapsedMs: number, invalid: number, status: string): object {
   return {
@@ -91,6 +105,7 @@ export function summaryObject(stats: CrawlStats, runId: string, elapsedMs: numbe
       maxIntervalReason: h.maxIntervalReason,
       elapsedMs: h.firstAt !== undefined && h.lastAt !== undefined ? h.lastAt - h.firstAt : null,
       skipped: h.skippedBecause ?? null,
+      robotsUnreachable: h.robotsUnreachable,
     })),
   };
 }

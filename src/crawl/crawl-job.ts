@@ -61,6 +61,9 @@ export interface HostStats {
   skippedBecause: string | undefined;
   /** ms since epoch: the host is backed off (429/503, Retry-After) until then. */
   backoffUntil: number | undefined;
+  /** Its robots.txt was unreachable at the latest check (5xx, network, timeout): everything
+   *  there was disallowed (RFC 9309 §2.3.1.4). */
+  robotsUnreachable: boolean;
 }
 
 export interface CrawlStats {
@@ -295,6 +298,7 @@ export class CrawlJob {
     }
     // A Crawl-delay over the maximum skips the host: every URL of it, allowed or not.
     const hs = this.host(host);
+    hs.robotsUnreachable = decision.reason === 'unreachable';
     const delay = decision.crawlDelaySeconds;
     if (delay !== undefined && delay > this.o.maxCrawlDelaySeconds && !this.o.clampCrawlDelay) {
       this.changedHosts.delete(host);
@@ -631,6 +635,7 @@ export class CrawlJob {
         lastAt: undefined,
         skippedBecause: undefined,
         backoffUntil: undefined,
+        robotsUnreachable: false,
       };
       this.hostStats.set(host, h);
     }
