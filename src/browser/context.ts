@@ -1,5 +1,5 @@
-// A browser context made for gating: the gate's User-Agent, service workers blocked (their
-// fetches would bypass page routing), every page gated.
+// A browser context made for gating: the gate's User-Agent, service workers blocked (a service
+// worker is a target of its own, outside the pages' DevTools sessions), every page gated.
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { gateContext } from './gate-page.js';
 import type { BrowserGate, GateHandle, GateOptions } from './types.js';
