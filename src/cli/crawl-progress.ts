@@ -3,6 +3,7 @@
 import cliProgress from 'cli-progress';
 import type { CrawlJob } from '../crawl/crawl-job.js';
 import type { Frontier } from '../politeness/types.js';
+import { count } from './plural.js';
 
 export interface ProgressReporter {
   stop(): void;
@@ -28,18 +29,21 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
     bar.start(total, 0, { blocked: 0, queued: total, waiting: 0, left: '?' });
   }
   let busy = false;
+  let stopped = false;
   const tick = async () => {
     if (busy) return;
     busy = true;
     try {
       const s = job.stats();
       const c = await frontier.counts();
+      // A line computed before the run ended must not follow the final one.
+      if (stopped) return;
       const done = Object.values(s.outcomes).reduce((a, b) => a + b, 0);
       if (bar) bar.update(done, { blocked: s.outcomes.blocked, queued: c.queued, waiting: c.hostsWaiting, left: secs(s.etaMs) });
       else
         process.stderr.write(
           `progress: ${done}/${total} done, ${s.outcomes.blocked} blocked, ${c.queued} queued, ${c.inFlight} in flight, ` +
-            `${c.hostsWaiting} hosts waiting on their delay, ETA ~${secs(s.etaMs)} (politeness bound)\n`,
+            `${count(c.hostsWaiting, 'host')} waiting on ${c.hostsWaiting === 1 ? 'its' : 'their'} delay, ETA ~${secs(s.etaMs)} (politeness bound)\n`,
         );
     } catch {
       // Progress is best effort; the crawl reports its own errors.
@@ -51,11 +55,20 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
   timer.unref();
   return {
     stop() {
+      stopped = true;
       clearInterval(timer);
+      // The last word is the job's own final counts: the latest tick may be seconds old (a
+      // plain line every --progress-interval), and the summary follows at once.
+      const s = job.stats();
+      const done = Object.values(s.outcomes).reduce((a, b) => a + b, 0);
+      let left = 0;
+      for (const h of s.hosts.values()) left += Math.max(0, h.remaining);
       if (bar) {
-        const s = job.stats();
-        bar.update(Object.values(s.outcomes).reduce((a, b) => a + b, 0), { blocked: s.outcomes.blocked, left: '-' });
+        bar.setTotal(Math.max(total, done + left));
+        bar.update(done, { blocked: s.outcomes.blocked, queued: left, waiting: 0, left: '-' });
         bar.stop();
+      } else {
+        process.stderr.write(`progress: ${done}/${Math.max(total, done + left)} done, ${s.outcomes.blocked} blocked, ${left} not settled (final)\n`);
       }
     },
   };
