@@ -1,6 +1,7 @@
 // The table printed when a crawl ends: counts per outcome, the hosts most blocked, the slowest
 // hosts and why they were slow.
 import type { CrawlStats, HostStats } from '../crawl/crawl-job.js';
+import { count } from './plural.js';
 
 function table(rows: (string | number)[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '').length)));
@@ -18,12 +19,26 @@ function why(h: HostStats): string {
   return '-';
 }
 
-/** Plain-text summary for a person. */
-export function formatSummary(stats: CrawlStats, runId: string, elapsedMs: number, invalid: number): string {
+/** URLs of the run not settled (still queued, in flight, or given up at an interrupt). */
+export function unsettled(stats: CrawlStats): number {
+  let left = 0;
+  for (const h of stats.hosts.values()) left += Math.max(0, h.remaining);
+  return left;
+}
+
+/** Plain-text summary for a person. `status` 'interrupted' says so, with what is left. */
+export function formatSummary(stats: CrawlStats, runId: string, elapsedMs: number, invalid: number, status = 'completed'): string {
   const out: string[] = [];
   const o = stats.outcomes;
   const total = Object.values(o).reduce((a, b) => a + b, 0);
-  out.push(`crawl ${runId}: ${total} URLs settled in ${(elapsedMs / 1000).toFixed(1)} s, ${stats.attempts} audit rows, ${stats.policyChanges} policy changes`);
+  const figures = `${count(stats.attempts, 'audit row')}, ${count(stats.policyChanges, 'policy change')}`;
+  if (status === 'interrupted') {
+    const left = unsettled(stats);
+    out.push(
+      `crawl ${runId}: INTERRUPTED after ${(elapsedMs / 1000).toFixed(1)} s: ${count(total, 'URL')} settled, ` +
+        `${count(left, 'URL')} left (--resume continues), ${figures}`,
+    );
+  } else out.push(`crawl ${runId}: ${count(total, 'URL')} settled in ${(elapsedMs / 1000).toFixed(1)} s, ${figures}`);
   out.push('');
   out.push(
     table([
@@ -91,6 +106,7 @@ export function summaryObject(stats: CrawlStats, runId: string, elapsedMs: numbe
     runId,
     status,
     elapsedMs,
+    unsettled: unsettled(stats),
     outcomes: stats.outcomes,
     attempts: stats.attempts,
     invalidLines: invalid,

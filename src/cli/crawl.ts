@@ -453,7 +453,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       // The audit failing is already the failure being reported (or will be, below).
     }
     if (opts.json) writeStdout(JSON.stringify(summaryObject(stats, runId, elapsed, list.invalid.length, status)) + '\n');
-    else writeStdout(formatSummary(stats, runId, elapsed, list.invalid.length));
+    else writeStdout(formatSummary(stats, runId, elapsed, list.invalid.length, status));
     if (failure !== undefined) {
       say((failure as Error).message ?? String(failure));
       if (failure instanceof AuditWriteError) return CRAWL_EXIT.audit;
