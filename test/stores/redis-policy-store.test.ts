@@ -93,10 +93,24 @@ describe('RedisPolicyStore', () => {
 
   it('lets a waiter take over when the loader dies holding the lock, after its lease', async () => {
     const [dying, waiter] = await clients(2, 'pol-takeover');
-    const t0 = Date.now();
-    // The loader never finishes; then its process is gone (its connection closed).
-    void dying!.store.singleFlight('http://a.test', () => new Promise<PolicyRecord>(() => {}), 300).catch(() => {});
-    await sleep(30);
+    // The loader takes the lock (its lease starts then) and never finishes; then its process is
+    // gone (its connection closed). Waiting for the lock rather than a fixed sleep: on a loaded
+    // machine 30 ms was not always enough for it to reach Redis, and the waiter took over at once.
+    let t0 = 0;
+    let locked!: () => void;
+    const holding = new Promise<void>((r) => (locked = r));
+    void dying!.store
+      .singleFlight(
+        'http://a.test',
+        () => {
+          t0 = Date.now();
+          locked();
+          return new Promise<PolicyRecord>(() => {});
+        },
+        300,
+      )
+      .catch(() => {});
+    await holding;
     await dying!.close();
     let loads = 0;
     const got = await waiter!.store.singleFlight(
