@@ -103,7 +103,7 @@ describe('robots-gate crawl on bad input', () => {
     const out = path.join(dir, 'out');
     const list = write(dir, 'u.txt', [`${v.origin('hang.test')}/x`, `${v.origin('mute.test')}/y`, `${v.origin('ok.test')}/z`].join('\n'));
     const started = Date.now();
-    const r = await runCli(['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '0', '--timeout', '400', '--robots-timeout', '400', ...resolveArgs(v)]);
+    const r = await runCli(['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '0', '--timeout', '1500', '--robots-timeout', '1500', ...resolveArgs(v)]);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.code).toBe(1);
     const a = openAudit(out);
