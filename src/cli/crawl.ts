@@ -368,31 +368,28 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       clampCrawlDelay: !!opts.clampCrawlDelay,
       overrideIntervalMs: gate.overrideIntervalMs,
       signal: controller.signal,
+      userAgent: opts.userAgent,
+      runOptions: {
+        file,
+        listSha256,
+        concurrency,
+        minIntervalMs,
+        maxPageBytes,
+        maxCrawlDelaySeconds,
+        clampCrawlDelay: !!opts.clampCrawlDelay,
+        override: opts.override,
+        overrideIntervalMs: gate.overrideIntervalMs,
+        recheckAfterMs: recheckAfterMs ?? null,
+        resolve: opts.resolve,
+        resume: !!opts.resume,
+        run: opts.run ?? null,
+      },
+      resumeOf,
+      worker: worker ?? null,
     });
 
     try {
-      audit.recordRun?.({
-        runId,
-        startedAt: new Date().toISOString(),
-        userAgent: opts.userAgent,
-        options: {
-          file,
-          listSha256,
-          concurrency,
-          minIntervalMs,
-          maxPageBytes,
-          maxCrawlDelaySeconds,
-          clampCrawlDelay: !!opts.clampCrawlDelay,
-          override: opts.override,
-          overrideIntervalMs: gate.overrideIntervalMs,
-          recheckAfterMs: recheckAfterMs ?? null,
-          resolve: opts.resolve,
-          resume: !!opts.resume,
-          run: opts.run ?? null,
-        },
-        resumeOf,
-        worker: worker ?? null,
-      });
+      job.recordStart();
       for (const bad of list.invalid) job.recordInvalid(bad.text, bad.reason, bad.message);
     } catch (err) {
       say((err as Error).message);
@@ -441,17 +438,6 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     }
     const stats = job.stats();
     const elapsed = Date.now() - started;
-    try {
-      audit.recordRunEnd?.({
-        runId,
-        endedAt: new Date().toISOString(),
-        status,
-        counts: stats.outcomes,
-        error: failure === undefined ? null : String((failure as Error).message ?? failure),
-      });
-    } catch {
-      // The audit failing is already the failure being reported (or will be, below).
-    }
     if (opts.json) writeStdout(JSON.stringify(summaryObject(stats, runId, elapsed, list.invalid.length, status)) + '\n');
     else writeStdout(formatSummary(stats, runId, elapsed, list.invalid.length, status));
     if (failure !== undefined) {

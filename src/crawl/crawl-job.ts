@@ -40,6 +40,13 @@ export interface CrawlJobOptions {
    *  frontier and store calls; a shared frontier whose Redis is away would hold them for ever.
    *  Default 2,000. */
   readonly abortGraceMs?: number;
+  /** For the audit's run row (see CrawlJob.recordStart): the User-Agent (default: the gate's),
+   *  the options that matter for re-reading the run, the run this one resumes, the fleet
+   *  worker's name. */
+  readonly userAgent?: string;
+  readonly runOptions?: Readonly<Record<string, unknown>>;
+  readonly resumeOf?: string | null;
+  readonly worker?: string | null;
 }
 
 /** Per-host figures for the summary. */
@@ -131,7 +138,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms
  * while it runs. Every attempt gets its row before the frontier is told the URL is done.
  */
 export class CrawlJob {
-  private readonly o: Required<Omit<CrawlJobOptions, 'signal'>> & { signal: AbortSignal | undefined };
+  private readonly o: Required<Omit<CrawlJobOptions, 'signal' | 'userAgent'>> & { signal: AbortSignal | undefined; userAgent: string | undefined };
   private readonly changedHosts = new Set<string>();
   private readonly visited = new Set<string>();
   /** Redirect targets this job scheduled: where each came from, and how many hops deep. */
@@ -156,15 +163,44 @@ export class CrawlJob {
       maxBackoffMs: 3_600_000,
       maxRedirects: 5,
       abortGraceMs: 2_000,
+      runOptions: {},
+      resumeOf: null,
+      worker: null,
       ...options,
       signal: options.signal,
+      userAgent: options.userAgent ?? options.gate.userAgent,
     };
+  }
+
+  private started = false;
+  /** True once `expect()` told the job each host's URLs; otherwise a host's count is learned
+   *  from its queue on its first visit. */
+  private expected = false;
+
+  /**
+   * Write the audit's run row (the run's id, start time, user agent, options), once; `run()`
+   * and `recordInvalid()` call it, so library users get the same audit as the CLI. Call it
+   * yourself to learn early that the audit cannot be written.
+   * @throws AuditWriteError
+   */
+  recordStart(): void {
+    if (this.started) return;
+    this.o.audit.recordRun?.({
+      runId: this.o.runId,
+      startedAt: iso(Date.now()),
+      userAgent: this.o.userAgent ?? '',
+      options: this.o.runOptions,
+      resumeOf: this.o.resumeOf,
+      worker: this.o.worker,
+    });
+    this.started = true;
   }
 
   /** Tell the job how many URLs each host starts with (for per-host progress and the ETA), and
    *  the floor interval (ms) to assume for hosts not yet visited. */
   expect(urls: readonly { host: string }[], minIntervalMs: number): void {
     this.minIntervalGuessMs = minIntervalMs;
+    this.expected = true;
     for (const { host } of urls) this.host(host).remaining++;
   }
 
@@ -177,16 +213,47 @@ export class CrawlJob {
   /** Record an input line that is not a usable URL: a `skipped` row, reason `invalid-url` or
    *  `unsupported-scheme`. */
   recordInvalid(text: string, reason: string, message: string): void {
+    this.recordStart();
     const now = Date.now();
     this.write({ url: text, host: '', startMs: now, endMs: now, outcome: 'skipped', reason, error: message, final: true });
   }
 
   /**
    * Run until the frontier is drained, the signal aborts, or a fatal error (the audit or the
-   * output directory cannot be written).
+   * output directory cannot be written). The audit gets the run's start row (if not written
+   * yet) and its end row (status completed, interrupted or failed, with the final counts).
    * @throws AuditWriteError / OutputWriteError: the run cannot go on; rows written are intact.
    */
   async run(): Promise<CrawlResult> {
+    this.recordStart();
+    let result: CrawlResult;
+    try {
+      result = await this.crawl();
+    } catch (err) {
+      this.recordEnd('failed', err);
+      throw err;
+    }
+    this.recordEnd(result.status, undefined);
+    return result;
+  }
+
+  private recordEnd(status: 'completed' | 'interrupted' | 'failed', failure: unknown): void {
+    try {
+      this.o.audit.recordRunEnd?.({
+        runId: this.o.runId,
+        endedAt: iso(Date.now()),
+        status,
+        counts: { ...this.outcomes },
+        error: failure === undefined ? null : errText(failure),
+      });
+    } catch (err) {
+      // The audit failing at the end of a run that went well is the run's failure; after a
+      // failure, that one is the one reported.
+      if (failure === undefined) throw err;
+    }
+  }
+
+  private async crawl(): Promise<CrawlResult> {
     const { gate, frontier, signal } = this.o;
     const onPolicy = (r: PolicyRecord) => this.guard(() => this.onPolicy(r));
     const onChange = (c: PolicyChange) => this.guard(() => this.onChange(c));
@@ -423,6 +490,8 @@ export class CrawlJob {
    *  disallows are recorded as blocked (stamped with the new policy) and leave the queue. */
   private async reEvaluate(host: string): Promise<void> {
     const pending = await this.o.frontier.pending(host);
+    // Not told by expect(): the host's queue, plus the URL in hand, is what is left of it.
+    if (!this.expected) this.host(host).remaining = pending.length + 1;
     const removed: string[] = [];
     for (const p of pending) {
       const at = Date.now();
@@ -604,7 +673,8 @@ export class CrawlJob {
     if (p.host === '') return;
     const hs = this.host(p.host);
     hs.outcomes[p.outcome] = (hs.outcomes[p.outcome] ?? 0) + 1;
-    hs.remaining--;
+    // Never below 0: a host skipped on its first visit settles its queue before it is counted.
+    if (hs.remaining > 0) hs.remaining--;
     if (p.status != null) {
       if (hs.firstAt === undefined || p.startMs < hs.firstAt) hs.firstAt = p.startMs;
       if (hs.lastAt === undefined || p.endMs > hs.lastAt) hs.lastAt = p.endMs;

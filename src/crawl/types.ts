@@ -55,6 +55,8 @@ export interface DocumentTransport {
 
 /** The gate as the crawl uses it; `RobotsGate` satisfies it. */
 export interface CrawlGate {
+  /** The User-Agent header sent (recorded in the audit's run row); `RobotsGate` has it. */
+  readonly userAgent?: string;
   check(url: string): Promise<Decision>;
   isUnderOverride(host: string): boolean | Promise<boolean>;
   /** 'policy': a robots.txt was fetched (its text goes into the audit).
