@@ -23,6 +23,7 @@ import { tolerateBrokenPipe } from './broken-pipe.js';
 import { lockAudit } from './crawl-lock.js';
 import { startProgress } from './crawl-progress.js';
 import { formatSummary, summaryObject, unreachableWarning } from './crawl-summary.js';
+import { count as plural } from './plural.js';
 
 /** Exit codes, as `--help` documents them. */
 export const CRAWL_EXIT = {
@@ -207,7 +208,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   }
   for (const bad of list.invalid.slice(0, 10)) say(`line ${bad.line}: ${bad.message} (skipped)`);
   if (list.invalid.length > 10) say(`… and ${list.invalid.length - 10} more lines that are not URLs (all in the audit)`);
-  if (list.duplicates > 0) say(`${list.duplicates} lines repeat an earlier URL (after normalisation: fragment dropped, host lower-cased): each URL is fetched once`);
+  if (list.duplicates > 0) say(`${plural(list.duplicates, 'line repeats', 'lines repeat')} an earlier URL (after normalisation: fragment dropped, host lower-cased): each URL is fetched once`);
   if (list.urls.length === 0) {
     say(`no URL to crawl in ${file} (${list.invalid.length} lines were not http(s) URLs)`);
     return CRAWL_EXIT.usage;
@@ -397,7 +398,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     }
 
     const todo = list.urls.filter((u) => !done.has(u.url));
-    if (opts.resume && done.size) say(`resuming: ${list.urls.length - todo.length} URLs already settled, ${todo.length} to go`);
+    if (opts.resume && done.size) say(`resuming: ${plural(list.urls.length - todo.length, 'URL')} already settled, ${todo.length} to go`);
     const added = await frontier.add(todo);
     // A fleet run name is used once: a run that has finished takes no URL again.
     if (fleet && added === 0 && todo.length > 0 && (await frontier.isDrained())) {
@@ -432,8 +433,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     if (abandoned > 0) {
       say(
         fleet
-          ? `${abandoned} URLs were still waiting for Redis: nothing more of them is sent; the run's other workers (or a restart) take them when their leases expire`
-          : `${abandoned} URLs were still waiting on the gate: nothing more of them is sent; --resume takes them again`,
+          ? `${plural(abandoned, 'URL was', 'URLs were')} still waiting for Redis: nothing more of them is sent; the run's other workers (or a restart) take them when their leases expire`
+          : `${plural(abandoned, 'URL was', 'URLs were')} still waiting on the gate: nothing more of them is sent; --resume takes them again`,
       );
     }
     const stats = job.stats();

@@ -49,6 +49,7 @@ describe('crawl: politeness across a restart', () => {
 
     const second = await runCli([...args, '--resume']);
     expect(second.code).toBe(0);
+    expect(second.stderr).toMatch(/resuming: 1 URL already settled, 1 to go/);
     const all = pages();
     expect(all.length).toBe(2);
     // Gap = next request start - previous response end, as the server saw it.
