@@ -3,7 +3,6 @@
 // every stamp against the stored policy text.
 import { createHash } from 'node:crypto';
 import { Command } from 'commander';
-import { tolerateBrokenPipe } from './broken-pipe.js';
 import { openAudit, type AuditReader } from '../audit/reader.js';
 import { parseRobotsTxt, productToken } from '../parser/index.js';
 import type { RobotsTxt } from '../parser/types.js';
@@ -40,7 +39,6 @@ Exit codes:
   3  DIR holds no readable audit`,
     )
     .action((dir: string, opts: AuditCliOptions) => {
-      tolerateBrokenPipe();
       process.exitCode = runAudit(dir, opts);
     });
 }

@@ -1,6 +1,5 @@
 // `robots-gate check URL... --user-agent UA`: may this crawler fetch these URLs?
 import { Command } from 'commander';
-import { tolerateBrokenPipe } from './broken-pipe.js';
 import { productToken } from '../parser/index.js';
 import { parseHttpUrl } from '../fetcher/url.js';
 import { printable } from './lint.js';
@@ -38,7 +37,6 @@ Exit codes:
   3  --robots-file cannot be read`,
     )
     .action(async (urls: string[], opts: CheckCliOptions) => {
-      tolerateBrokenPipe();
       process.exitCode = await runCheck(urls, opts);
     });
 }

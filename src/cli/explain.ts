@@ -1,7 +1,6 @@
 // `robots-gate explain URL --user-agent UA`: the robots.txt with the group that applied and the
 // deciding line marked, and the reason in one sentence.
 import { Command } from 'commander';
-import { tolerateBrokenPipe } from './broken-pipe.js';
 import { parseHttpUrl } from '../fetcher/url.js';
 import type { Decision } from '../gate/types.js';
 import { decodeRobotsText, parseRobotsTxt, productToken } from '../parser/index.js';
@@ -68,7 +67,6 @@ Exit codes:
 With --json, a failure is also one object on stdout: {"url": …, "error": …}.`,
     )
     .action(async (url: string, opts: ExplainCliOptions) => {
-      tolerateBrokenPipe();
       process.exitCode = await runExplain(url, opts);
     });
 }

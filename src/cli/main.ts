@@ -3,6 +3,7 @@
 // is one import and one addCommand line.
 import { Command, type CommanderError } from 'commander';
 import { auditCommand } from './audit.js';
+import { tolerateBrokenPipe } from './broken-pipe.js';
 import { checkCommand } from './check.js';
 import { crawlCommand } from './crawl.js';
 import { explainCommand } from './explain.js';
@@ -29,4 +30,6 @@ const onExit = (err: CommanderError) => {
 };
 for (const c of [program, ...program.commands]) c.exitOverride(onExit).showHelpAfterError();
 
+// Every command may be piped into a reader that stops early (`| head`): drop output then, never crash.
+tolerateBrokenPipe();
 await program.parseAsync(process.argv);
