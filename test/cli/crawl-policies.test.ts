@@ -1,33 +1,14 @@
 // `robots-gate crawl` on the policies around the rules: redirects gated hop by hop, Crawl-delay
 // over the maximum (skipped, or clamped), override with its interval, --json and progress lines.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openAudit } from '../../src/audit/reader.js';
-import { site, startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
-import { assertBuilt, runCli } from './run-cli.js';
+import { site, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
+import { runCli } from './run-cli.js';
+import { crawlFixture } from './crawl-fixture.js';
 
 const UA = 'TestBot/1.0';
-let servers: VirtualHosts[] = [];
-const dirs: string[] = [];
-const tmp = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-pol-'));
-  dirs.push(d);
-  return d;
-};
-beforeAll(assertBuilt);
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-async function hosts(map: Parameters<typeof startVirtualHosts>[0]): Promise<VirtualHosts> {
-  const v = await startVirtualHosts(map);
-  servers.push(v);
-  return v;
-}
-const resolveArgs = (v: VirtualHosts) => v.resolve.flatMap((r) => ['--resolve', r]);
+const { tmp, hosts, resolveArgs } = crawlFixture('rg-pol-');
 const pages = (log: LoggedRequest[]) => log.filter((r) => r.path !== '/robots.txt');
 
 describe('robots-gate crawl policies', () => {

@@ -2,35 +2,17 @@
 // server, gating, audit completeness and integrity, policy changes mid-run, SIGKILL and --resume.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openAudit } from '../../src/audit/reader.js';
-import { site, startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
-import { assertBuilt, runCli } from './run-cli.js';
+import { site, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
+import { runCli } from './run-cli.js';
+import { crawlFixture } from './crawl-fixture.js';
 
 const UA = 'TestBot/1.0 (+https://example.test/bot)';
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
-let servers: VirtualHosts[] = [];
-const dirs: string[] = [];
-const tmp = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-crawl-'));
-  dirs.push(d);
-  return d;
-};
-beforeAll(assertBuilt);
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
-async function hosts(map: Parameters<typeof startVirtualHosts>[0]): Promise<VirtualHosts> {
-  const v = await startVirtualHosts(map);
-  servers.push(v);
-  return v;
-}
+const { tmp, hosts, resolveArgs } = crawlFixture('rg-crawl-');
 
 function urlFile(dir: string, urls: string[]): string {
   const f = path.join(dir, 'urls.txt');
@@ -38,7 +20,6 @@ function urlFile(dir: string, urls: string[]): string {
   return f;
 }
 
-const resolveArgs = (v: VirtualHosts) => v.resolve.flatMap((r) => ['--resolve', r]);
 const pages = (log: LoggedRequest[]) => log.filter((r) => r.path !== '/robots.txt');
 
 /** Smallest gap at the server between one response's end and the next request's start. */

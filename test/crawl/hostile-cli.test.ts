@@ -1,33 +1,15 @@
 // `robots-gate crawl` against hostile input and hostile sites, run as a user would (the built CLI
 // as a subprocess, real loopback servers).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openAudit } from '../../src/audit/reader.js';
-import { site, startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
-import { assertBuilt, runCli } from '../cli/run-cli.js';
+import { site } from '../helpers/hosts.js';
+import { runCli } from '../cli/run-cli.js';
+import { crawlFixture } from '../cli/crawl-fixture.js';
 
 const UA = 'TestBot/1.0';
-let servers: VirtualHosts[] = [];
-const dirs: string[] = [];
-const tmp = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-hostile-'));
-  dirs.push(d);
-  return d;
-};
-beforeAll(assertBuilt);
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-async function hosts(map: Parameters<typeof startVirtualHosts>[0]): Promise<VirtualHosts> {
-  const v = await startVirtualHosts(map);
-  servers.push(v);
-  return v;
-}
-const resolveArgs = (v: VirtualHosts) => v.resolve.flatMap((r) => ['--resolve', r]);
+const { tmp, hosts, resolveArgs } = crawlFixture('rg-hostile-');
 
 describe('robots-gate crawl against hostile sites', () => {
   it('a page larger than --max-page-bytes is cut there, and its row says truncated', async () => {
