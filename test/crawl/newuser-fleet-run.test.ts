@@ -7,10 +7,13 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { site, startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
 import { assertBuilt, runCli } from '../cli/run-cli.js';
+import { deleteKeys } from '../stores/redis-test-keys.js';
 
 const UA = 'TestBot/1.0';
 let server: VirtualHosts | undefined;
 const dirs: string[] = [];
+// Keys the fleet run leaves in the shared test Redis: deleted after, so later runs start clean.
+const keyPatterns: string[] = [];
 const tmp = () => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-newuser-'));
   dirs.push(d);
@@ -21,6 +24,7 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  for (const p of keyPatterns.splice(0)) await deleteKeys(p);
 });
 
 describe('crawl --run', () => {
@@ -37,6 +41,7 @@ describe('crawl --run', () => {
     const v = server;
     const dir = tmp();
     const run = `newuser-${randomBytes(4).toString('hex')}`;
+    keyPatterns.push(`robots-gate:run:${run}:`, `robots-gate:*a.test:${v.port}`);
     const args = (worker: string) => [
       'crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '0',
       '--redis', process.env.REDIS_URL!, '--run', run, '--worker', worker, ...v.resolve.flatMap((x) => ['--resolve', x]),

@@ -6,11 +6,14 @@ import type http from 'node:http';
 import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
 import { RobotsGate } from '../../src/index.js';
 import { createRedisStores, type RedisStores } from '../../src/stores/redis.js';
+import { deleteKeys } from '../stores/redis-test-keys.js';
 
 const UA = 'FleetBot/1.0';
 let vh: VirtualHosts;
 const stores: RedisStores[] = [];
 const gates: RobotsGate[] = [];
+// Unique per run, and deleted after: the test Redis is shared with later runs.
+const prefix = `rg-test-${randomUUID()}:`;
 
 beforeAll(async () => {
   const slow = async (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -18,7 +21,6 @@ beforeAll(async () => {
     res.writeHead(200).end(req.url === '/robots.txt' ? 'User-agent: *\nDisallow: /private\n' : 'page');
   };
   vh = await startVirtualHosts({ 'fleet.test': slow, 'over.test': slow });
-  const prefix = `rg-test-${randomUUID()}:`;
   for (let i = 0; i < 3; i++) {
     const s = await createRedisStores(process.env.REDIS_URL!, { prefix, pollMs: 20 });
     stores.push(s);
@@ -29,6 +31,7 @@ afterAll(async () => {
   await Promise.all(gates.map((g) => g.close()));
   await Promise.all(stores.map((s) => s.close()));
   await vh?.close();
+  await deleteKeys(prefix);
 });
 
 it('three workers, 300 concurrent checks of a cold origin: one robots.txt request', async () => {
