@@ -368,6 +368,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       maxCrawlDelaySeconds,
       clampCrawlDelay: !!opts.clampCrawlDelay,
       overrideIntervalMs: gate.overrideIntervalMs,
+      minIntervalMs,
       signal: controller.signal,
       userAgent: opts.userAgent,
       runOptions: {

@@ -25,6 +25,9 @@ export interface CrawlJobOptions {
   readonly clampCrawlDelay?: boolean;
   /** Interval (ms) for a host under override; must match the frontier's. Default 10,000. */
   readonly overrideIntervalMs?: number;
+  /** The frontier's floor (ms), without jitter. Used only to space a host's first request from
+   *  the robots.txt request the gate just made to it. Default 0. */
+  readonly minIntervalMs?: number;
   /** Retries of a URL answered 429 or 503. Default 2. */
   readonly maxRetries?: number;
   /** Back-off (ms) after a 429/503 without a usable Retry-After. Default 10,000. */
@@ -130,6 +133,15 @@ interface RowParts {
   settles?: boolean;
 }
 const MAX_TIMER_MS = 2_147_483_647;
+/** `URL.host` of the robots.txt that decided, or undefined if its URL does not parse. */
+function robotsHost(decision: Decision): string | undefined {
+  try {
+    return new URL(decision.policy.robotsUrl).host;
+  } catch {
+    return undefined;
+  }
+}
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, MAX_TIMER_MS)));
 
 /**
@@ -158,6 +170,7 @@ export class CrawlJob {
       maxCrawlDelaySeconds: 60,
       clampCrawlDelay: false,
       overrideIntervalMs: 10_000,
+      minIntervalMs: 0,
       maxRetries: 2,
       defaultBackoffMs: 10_000,
       maxBackoffMs: 3_600_000,
@@ -400,6 +413,12 @@ export class CrawlJob {
     if (t.intervalMs !== null) {
       const need = Math.max((crawlDelaySeconds ?? 0) * 1000, underOverride ? this.o.overrideIntervalMs : 0);
       if (need > t.intervalMs) await sleep(need - t.intervalMs);
+    } else if (robotsHost(decision) === host) {
+      // The first request to a host: the robots.txt request the check made to this same host is
+      // a request the site saw too, so the gap after it is the host's interval like any other.
+      const need = Math.max((crawlDelaySeconds ?? 0) * 1000, underOverride ? this.o.overrideIntervalMs : 0, this.o.minIntervalMs);
+      const wait = Date.parse(decision.policy.fetchedAt) + need - Date.now();
+      if (wait > 0) await sleep(wait);
     }
 
     const result = await this.o.transport.fetch(url, { decision, signal: this.o.signal });
