@@ -1,29 +1,18 @@
 // What a new user reads at the end of a crawl: a final progress line that matches the summary,
 // counts in English ("1 host", not "1 hosts"), and an interrupted run that says it was interrupted.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { site, startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
-import { assertBuilt, runCli } from '../cli/run-cli.js';
+import { describe, expect, it } from 'vitest';
+import { site } from '../helpers/hosts.js';
+import { runCli } from '../cli/run-cli.js';
+import { crawlFixture } from '../cli/crawl-fixture.js';
 
 const UA = 'TestBot/1.0';
-let server: VirtualHosts | undefined;
-let dir: string | undefined;
-beforeAll(assertBuilt);
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
-const resolveArgs = (v: VirtualHosts) => v.resolve.flatMap((x) => ['--resolve', x]);
+const { tmp, hosts, resolveArgs } = crawlFixture('rg-newuser-');
 
 describe('crawl output for a person', () => {
   it('ends the progress with an accurate final line, in singular where the count is 1', async () => {
-    server = await startVirtualHosts({ 'a.test': site('User-agent: *\nDisallow: /b\n') });
-    const v = server;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-newuser-'));
+    const v = await hosts({ 'a.test': site('User-agent: *\nDisallow: /b\n') });
+    const dir = tmp();
     const paths = ['/a1', '/b1', '/a2', '/b2', '/a3'];
     const r = await runCli(
       ['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '250', '--progress-interval', '20', ...resolveArgs(v)],
@@ -40,9 +29,8 @@ describe('crawl output for a person', () => {
   });
 
   it('a single URL reads "1 URL settled", "1 audit row"', async () => {
-    server = await startVirtualHosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
-    const v = server;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-newuser-'));
+    const v = await hosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
+    const dir = tmp();
     const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '0', ...resolveArgs(v)], {
       stdin: `${v.origin('a.test')}/x\n`,
     });
@@ -51,9 +39,8 @@ describe('crawl output for a person', () => {
   });
 
   it('after Ctrl-C the summary says the run was interrupted, how many URLs are left, and that --resume continues', async () => {
-    server = await startVirtualHosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
-    const v = server;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-newuser-'));
+    const v = await hosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
+    const dir = tmp();
     const pages = () => v.requests('a.test').filter((q) => q.path !== '/robots.txt');
     const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '5000', ...resolveArgs(v)], {
       stdin: ['/1', '/2', '/3'].map((p) => v.origin('a.test') + p).join('\n') + '\n',

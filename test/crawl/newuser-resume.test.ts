@@ -1,32 +1,23 @@
 // A new user's Ctrl-C then --resume: the host must not see the two runs' requests closer together
 // than its interval (the resumed run's first request is spaced from the killed run's last one).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { site, startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
-import { assertBuilt, runCli } from '../cli/run-cli.js';
+import { describe, expect, it } from 'vitest';
+import { site } from '../helpers/hosts.js';
+import { runCli } from '../cli/run-cli.js';
+import { crawlFixture } from '../cli/crawl-fixture.js';
 
 const UA = 'TestBot/1.0';
-let server: VirtualHosts | undefined;
-let dir: string | undefined;
-beforeAll(assertBuilt);
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const { tmp, hosts, resolveArgs } = crawlFixture('rg-newuser-');
 
 describe('crawl: politeness across a restart', () => {
   it('the first request after --resume keeps the interval from the last request of the interrupted run', async () => {
-    server = await startVirtualHosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
-    const v = server;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-newuser-'));
+    const v = await hosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
+    const dir = tmp();
     const list = path.join(dir, 'urls.txt');
     fs.writeFileSync(list, [1, 2].map((i) => `${v.origin('a.test')}/p${i}`).join('\n') + '\n');
     const out = path.join(dir, 'out');
-    const args = ['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '3000', ...v.resolve.flatMap((r) => ['--resolve', r])];
+    const args = ['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '3000', ...resolveArgs(v)];
     const pages = () => v.requests('a.test').filter((r) => r.path !== '/robots.txt');
 
     const first = await runCli(args, {

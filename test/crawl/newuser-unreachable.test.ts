@@ -1,32 +1,22 @@
 // A new user's crawl where every robots.txt was unreachable (a forgotten --resolve, say) ended
 // with exit 0 and no word on stderr, as if the sites disallowed everything.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { site, startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
-import { assertBuilt, runCli } from '../cli/run-cli.js';
+import { describe, expect, it } from 'vitest';
+import { site } from '../helpers/hosts.js';
+import { runCli } from '../cli/run-cli.js';
+import { crawlFixture } from '../cli/crawl-fixture.js';
 
 const UA = 'TestBot/1.0';
-let server: VirtualHosts | undefined;
-let dir: string | undefined;
-beforeAll(assertBuilt);
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+const { tmp, hosts, resolveArgs } = crawlFixture('rg-newuser-');
 
 const down = (_req: unknown, res: import('node:http').ServerResponse) => void res.writeHead(503).end('down');
 
 describe('crawl: unreachable robots.txt', () => {
   it('says on stderr for how many hosts, names them, and exits 1 (completed with problems)', async () => {
-    server = await startVirtualHosts({ 'a.test': down, 'b.test': down, 'c.test': site('User-agent: *\nAllow: /\n') });
-    const v = server;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-newuser-'));
+    const v = await hosts({ 'a.test': down, 'b.test': down, 'c.test': site('User-agent: *\nAllow: /\n') });
+    const dir = tmp();
     const stdin = ['a.test', 'b.test', 'c.test'].map((h) => `${v.origin(h)}/x`).join('\n') + '\n';
-    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '0', ...v.resolve.flatMap((x) => ['--resolve', x])], { stdin });
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '0', ...resolveArgs(v)], { stdin });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
       `robots.txt unreachable for 2 of 3 hosts (a.test:${v.port}, b.test:${v.port}): everything there was disallowed (RFC 9309 §2.3.1.4); check the host names, the network, or --resolve`,
@@ -35,10 +25,9 @@ describe('crawl: unreachable robots.txt', () => {
   });
 
   it('a crawl whose robots.txt files all answered says nothing of it and exits 0', async () => {
-    server = await startVirtualHosts({ 'c.test': site('User-agent: *\nDisallow: /x\n') });
-    const v = server;
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-newuser-'));
-    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '0', ...v.resolve.flatMap((x) => ['--resolve', x])], { stdin: `${v.origin('c.test')}/x\n` });
+    const v = await hosts({ 'c.test': site('User-agent: *\nDisallow: /x\n') });
+    const dir = tmp();
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '0', ...resolveArgs(v)], { stdin: `${v.origin('c.test')}/x\n` });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toMatch(/unreachable/);
   });
