@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AttemptRow, AuditSink } from '../../src/audit/types.js';
+import { AttemptRows } from '../helpers/attempt-rows.js';
 import { CrawlJob } from '../../src/crawl/crawl-job.js';
 import { HttpTransport } from '../../src/crawl/http-transport.js';
 import { RobotsGate } from '../../src/gate/gate.js';
@@ -26,22 +26,12 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-class Rows implements AuditSink {
-  rows: AttemptRow[] = [];
-  recordAttempt(r: AttemptRow) {
-    this.rows.push(r);
-  }
-  recordPolicy() {}
-  recordPolicyChange() {}
-  close() {}
-}
-
 describe('a host backed off by Retry-After', () => {
   it('counts in the ETA from when it may be asked again', async () => {
     const gate = new RobotsGate({ userAgent: 'T', resolve: v.resolve });
     const frontier = new MemoryFrontier({ minIntervalMs: 10 });
     const ac = new AbortController();
-    const audit = new Rows();
+    const audit = new AttemptRows();
     const job = new CrawlJob({ gate, frontier, transport: new HttpTransport({ gate }), audit, outDir: dir, runId: 't', signal: ac.signal });
     const urls = ['/a', '/b'].map((p) => ({ url: `${v.origin('busy.test')}${p}`, host: `busy.test:${v.port}` }));
     await frontier.add(urls);

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AttemptRow, AuditSink } from '../../src/audit/types.js';
+import { AttemptRows } from '../helpers/attempt-rows.js';
 import { CrawlJob } from '../../src/crawl/crawl-job.js';
 import { HttpTransport } from '../../src/crawl/http-transport.js';
 import { RobotsGate } from '../../src/gate/gate.js';
@@ -28,16 +28,6 @@ afterEach(() => {
   process.off('warning', onWarning);
 });
 
-class Rows implements AuditSink {
-  rows: AttemptRow[] = [];
-  recordAttempt(r: AttemptRow) {
-    this.rows.push(r);
-  }
-  recordPolicy() {}
-  recordPolicyChange() {}
-  close() {}
-}
-
 describe('waits longer than a Node timer', () => {
   it('a crawl job waiting weeks for a host sleeps, it does not spin', async () => {
     process.on('warning', onWarning);
@@ -47,7 +37,7 @@ describe('waits longer than a Node timer', () => {
     const take = frontier.take.bind(frontier);
     frontier.take = (...a: Parameters<typeof take>) => (takes++, take(...a));
     const ac = new AbortController();
-    const audit = new Rows();
+    const audit = new AttemptRows();
     const job = new CrawlJob({ gate, frontier, transport: new HttpTransport({ gate }), audit, outDir: dir, runId: 't', signal: ac.signal });
     const urls = ['/a', '/b'].map((p) => ({ url: `${v.origin('slow.test')}${p}`, host: `slow.test:${v.port}` }));
     await frontier.add(urls);
