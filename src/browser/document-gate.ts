@@ -8,6 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import { sessionChannel, type Channel } from './channel.js';
+import { directBrowserChannel } from './direct-session.js';
 import type { RequestMatcher } from './request-matcher.js';
 import { frameUrlOf, uaHeaders, type Verdict } from './target-gate.js';
 import type { GatedRequest } from './types.js';
@@ -202,7 +203,7 @@ const gates = new WeakMap<Browser, Promise<DocumentGate | null>>();
 async function open(browser: Browser): Promise<DocumentGate | null> {
   let channel: Channel;
   try {
-    channel = sessionChannel(await browser.newBrowserCDPSession());
+    channel = (await directBrowserChannel(browser)) ?? sessionChannel(await browser.newBrowserCDPSession());
   } catch {
     return null;
   }

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import diagnostics from 'node:diagnostics_channel';
 import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { sessionChannel, type Channel } from './channel.js';
+import { directPageChannel } from './direct-session.js';
 import { gateDocuments, type Claim } from './document-gate.js';
 import { RequestMatcher } from './request-matcher.js';
 import { gateTarget, type Verdict } from './target-gate.js';
@@ -112,7 +113,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
     started = (async () => {
       let channel: Channel;
       try {
-        channel = sessionChannel(await page.context().newCDPSession(page));
+        channel = (await directPageChannel(page)) ?? sessionChannel(await page.context().newCDPSession(page));
       } catch (err) {
         // Not Chromium (no DevTools sessions): nothing here could gate the page.
         throw new Error('gatePage needs a Chromium page (DevTools sessions)', { cause: err });

@@ -1,0 +1,88 @@
+// A DevTools session that skips Playwright's client/server hops when Playwright runs in this
+// process (playwright-core's `chromium.launch()`; not `connect`/`connectOverCDP`).
+//
+// Why: a gated request waits in Chromium until its decision comes back. Through the public
+// CDPSession every paused request crosses Playwright's client/server boundary twice (one
+// `setImmediate` and a protocol validation each way); on 2 cores that added 0.10 to 0.25 of an
+// ungated page load for a page of 50 subresources (bench/README.md). The server-side session
+// Playwright keeps behind that CDPSession talks to the browser's pipe directly.
+//
+// It uses Playwright internals (`toImpl`, the server's CRPage / CRBrowser): every step is checked
+// and any mismatch returns null, so callers fall back to the public CDPSession and stay correct,
+// only slower. test/browser/direct-session.test.ts fails when the pinned Playwright stops
+// offering the fast path.
+import { EventEmitter } from 'node:events';
+import type { Browser, Page } from 'playwright-core';
+import { ChildRouter, type Channel, type Listener } from './channel.js';
+
+/** Playwright's server-side CDPSession (packages/playwright-core/src/server/chromium/crConnection.ts). */
+interface ServerSession {
+  on(event: 'event', fn: (e: { method: string; params: unknown }) => void): void;
+  on(event: 'close', fn: () => void): void;
+  _send(method: string, params?: object): Promise<unknown>;
+  attachToTarget(targetId: string): Promise<ServerSession>;
+  _session: { detach(): Promise<void> };
+}
+
+interface ServerBrowser {
+  _clientRootSession(): Promise<ServerSession>;
+  newBrowserCDPSession(): Promise<ServerSession>;
+}
+
+type ToImpl = (x: unknown) => unknown;
+
+function toImplOf(x: unknown): ToImpl | null {
+  const fn = (x as { _connection?: { toImpl?: unknown } })?._connection?.toImpl;
+  return typeof fn === 'function' ? (fn as ToImpl) : null;
+}
+
+const isFn = (o: unknown, name: string) => typeof (o as Record<string, unknown> | null)?.[name] === 'function';
+
+function serverBrowserOf(x: unknown): ServerBrowser | null {
+  return isFn(x, '_clientRootSession') && isFn(x, 'newBrowserCDPSession') ? (x as ServerBrowser) : null;
+}
+
+function channelOf(session: ServerSession): Channel | null {
+  if (!isFn(session, '_send') || !isFn(session, 'on') || !isFn(session._session, 'detach')) return null;
+  const events = new EventEmitter();
+  events.setMaxListeners(0);
+  session.on('event', (e) => events.emit(e.method, e.params));
+  const channel: Channel = {
+    send: <T>(method: string, params?: object) => session._send(method, params) as Promise<T>,
+    on: (event: string, fn: Listener) => void events.on(event, fn),
+    off: (event: string, fn: Listener) => void events.off(event, fn),
+    children: undefined as unknown as ChildRouter,
+    detach: () => session._session.detach().catch(() => {}),
+  };
+  (channel as { children: ChildRouter }).children = new ChildRouter(channel);
+  return channel;
+}
+
+/**
+ * A session to `page`'s target over Playwright's server side, or null when Playwright does not run
+ * in this process (or its internals changed): use `context.newCDPSession(page)` then.
+ */
+export async function directPageChannel(page: Page): Promise<Channel | null> {
+  try {
+    const impl = toImplOf(page)?.(page) as { delegate?: { _targetId?: unknown; _browserContext?: { _browser?: unknown } } } | undefined;
+    const targetId = impl?.delegate?._targetId;
+    const browser = serverBrowserOf(impl?.delegate?._browserContext?._browser);
+    if (typeof targetId !== 'string' || !browser) return null;
+    const root = await browser._clientRootSession();
+    if (!isFn(root, 'attachToTarget')) return null;
+    return channelOf(await root.attachToTarget(targetId));
+  } catch {
+    return null;
+  }
+}
+
+/** A browser-level session over Playwright's server side, or null (see directPageChannel). */
+export async function directBrowserChannel(browser: Browser): Promise<Channel | null> {
+  try {
+    const server = serverBrowserOf(toImplOf(browser)?.(browser));
+    if (!server) return null;
+    return channelOf(await server.newBrowserCDPSession());
+  } catch {
+    return null;
+  }
+}
