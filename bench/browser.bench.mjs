@@ -8,6 +8,9 @@ import http from 'node:http';
 import { existsSync } from 'node:fs';
 import { RobotsGate } from '../dist/index.js';
 import { gatePage, launchChromium, DEFAULT_CHROMIUM } from '../dist/browser/index.js';
+// Internal modules: the floor is measured over the very session gatePage uses.
+import { directPageChannel } from '../dist/browser/direct-session.js';
+import { sessionChannel } from '../dist/browser/channel.js';
 
 const UA = 'BenchBot/1.0 (+https://bench.example/bot)';
 const ORIGINS = 5;
@@ -80,8 +83,9 @@ export async function run() {
     const routed = await (await context()).newPage();
     await routed.route('**/*', (route) => route.continue());
     // The floor of gating over DevTools: every request paused and let go at once, no decision.
+    // Over the same kind of session gatePage uses (Playwright's server side when it runs in this process).
     const paused = await (await context(gatedBrowser)).newPage();
-    const session = await paused.context().newCDPSession(paused);
+    const session = (await directPageChannel(paused)) ?? sessionChannel(await paused.context().newCDPSession(paused));
     session.on('Fetch.requestPaused', (e) => void session.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {}));
     await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
     const gated = await (await context(gatedBrowser)).newPage();

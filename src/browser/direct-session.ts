@@ -12,7 +12,7 @@
 // only slower. test/browser/direct-session.test.ts fails when the pinned Playwright stops
 // offering the fast path.
 import { EventEmitter } from 'node:events';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ChildRouter, type Channel, type Listener } from './channel.js';
 
 /** Playwright's server-side CDPSession (packages/playwright-core/src/server/chromium/crConnection.ts). */
@@ -21,7 +21,21 @@ interface ServerSession {
   on(event: 'close', fn: () => void): void;
   _send(method: string, params?: object): Promise<unknown>;
   attachToTarget(targetId: string): Promise<ServerSession>;
-  _session: { detach(): Promise<void> };
+  _session: RawSession;
+}
+
+/** Playwright's CRSession: one DevTools session on the browser's pipe. */
+interface RawSession {
+  send(method: string, params?: object): Promise<unknown>;
+  detach(): Promise<void>;
+  dispose(): void;
+  createChildSession(sessionId: string, listener: (method: string, params: unknown) => void): RawSession;
+}
+
+/** A browser-level session whose flat child sessions (auto-attached targets) are Channels too. */
+export interface BrowserSession extends Channel {
+  /** The flat child session `sessionId` (from `Target.attachedToTarget`, flatten: true). */
+  child(sessionId: string): Channel;
 }
 
 interface ServerBrowser {
@@ -76,12 +90,56 @@ export async function directPageChannel(page: Page): Promise<Channel | null> {
   }
 }
 
-/** A browser-level session over Playwright's server side, or null (see directPageChannel). */
-export async function directBrowserChannel(browser: Browser): Promise<Channel | null> {
+/**
+ * A browser-level session over Playwright's server side, with flat child sessions (which the
+ * public CDPSession cannot address: browser-level auto-attach is flat only), or null (see
+ * directPageChannel).
+ */
+export async function directBrowserSession(browser: Browser): Promise<BrowserSession | null> {
   try {
     const server = serverBrowserOf(toImplOf(browser)?.(browser));
     if (!server) return null;
-    return channelOf(await server.newBrowserCDPSession());
+    const session = await server.newBrowserCDPSession();
+    const channel = channelOf(session);
+    const raw = session._session;
+    if (!channel || !isFn(raw, 'createChildSession')) return null;
+    const children = new Map<string, RawSession>();
+    channel.on('Target.detachedFromTarget', (e: { sessionId: string }) => {
+      children.get(e.sessionId)?.dispose();
+      children.delete(e.sessionId);
+    });
+    return {
+      ...channel,
+      child(sessionId: string): Channel {
+        const events = new EventEmitter();
+        events.setMaxListeners(0);
+        const child = raw.createChildSession(sessionId, (method, params) => events.emit(method, params));
+        children.set(sessionId, child);
+        const c: Channel = {
+          send: <T>(method: string, params?: object) => child.send(method, params) as Promise<T>,
+          on: (event: string, fn: Listener) => void events.on(event, fn),
+          off: (event: string, fn: Listener) => void events.off(event, fn),
+          children: undefined as unknown as ChildRouter,
+          detach: async () => {
+            children.delete(sessionId);
+            await raw.send('Target.detachFromTarget', { sessionId }).catch(() => {});
+            child.dispose();
+          },
+        };
+        (c as { children: ChildRouter }).children = new ChildRouter(c);
+        return c;
+      },
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** DevTools' id of a Playwright context (server side), or null (see directPageChannel). */
+export function directContextId(context: BrowserContext): string | null {
+  try {
+    const id = (toImplOf(context)?.(context) as { _browserContextId?: unknown } | undefined)?._browserContextId;
+    return typeof id === 'string' ? id : null;
   } catch {
     return null;
   }

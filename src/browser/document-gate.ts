@@ -1,31 +1,18 @@
-// Documents (every frame's navigation and each of its redirect hops), decided at the browser
-// level. One DevTools session per browser pauses documents only, so other requests are not
-// slowed. It sits after the pages' own sessions and after Playwright's routing, so a document the
-// caller fulfills from a route of its own (a crawler rendering bytes it fetched already) never
-// leaves the browser and is not reported as if it had. It also catches a context's new pages from
-// their first navigation: Playwright hands out a popup's Page only once it has started loading,
-// too late for a page session. RFC 9309 §2.2.2 holds for a popup's URL as for any.
+// Used when Playwright runs elsewhere (chromium.connect): without its server-side sessions no
+// browser-level auto-attach can hold a new page (page-watch.ts), so documents (every frame's
+// navigation and each of its redirect hops) are decided by one browser-level session that pauses
+// documents only. It sits after the pages' own sessions and after Playwright's routing, so a
+// document the caller fulfills from a route never leaves the browser and is not reported. It also
+// catches a context's new pages at their first navigation: Playwright hands out a popup's Page
+// only once it has started loading, too late for a page session. RFC 9309 §2.2.2 holds for a
+// popup's URL as for any. Its cost: any Fetch pattern routes every request of every frame through
+// Chromium's interception proxy, 0.06 to 0.1 of an ungated page load on top of the page sessions.
 import type { Browser, Page } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import { sessionChannel, type Channel } from './channel.js';
-import { directBrowserChannel } from './direct-session.js';
-import type { RequestMatcher } from './request-matcher.js';
+import type { Claim } from './claim.js';
 import { frameUrlOf, uaHeaders, type Verdict } from './target-gate.js';
 import type { GatedRequest } from './types.js';
-
-/** One gated target (a page's): who it belongs to once known, and how to stop gating it. */
-export interface Claim {
-  page: Page | null;
-  /** Playwright's requests of the page (while someone listens to `allowed`), and its failed ones. */
-  started: RequestMatcher | null;
-  failed: RequestMatcher | null;
-  /** The page's frames (its children's included), id → URL. */
-  readonly frames: Map<string, string>;
-  /** Settles once the target's requests pause (Fetch enabled); rejects when they cannot. */
-  readonly ready: Promise<void>;
-  isReady: boolean;
-  stop(): Promise<void>;
-}
 
 /** What one gatePage / gateContext handle gives the browser-level session. */
 export interface DocumentOwner {
@@ -203,7 +190,7 @@ const gates = new WeakMap<Browser, Promise<DocumentGate | null>>();
 async function open(browser: Browser): Promise<DocumentGate | null> {
   let channel: Channel;
   try {
-    channel = (await directBrowserChannel(browser)) ?? sessionChannel(await browser.newBrowserCDPSession());
+    channel = sessionChannel(await browser.newBrowserCDPSession());
   } catch {
     return null;
   }

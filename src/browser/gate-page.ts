@@ -2,14 +2,18 @@
 // leaves the browser. RFC 9309 makes no exception for subresources: a script, an image or a
 // fetch() on another origin is governed by that origin's robots.txt (§2.2.2), so each is checked.
 // Requests are paused over DevTools (Fetch domain, target-gate.ts), one session per page, which
-// also pauses every redirect hop. Documents are decided by one browser-level session
-// (document-gate.ts), which also catches a context's popups at their first navigation.
+// also pauses every redirect hop. With Playwright in this process the page's session decides its
+// documents too, and a context's new pages (popups included) are held at creation until their
+// session is ready (page-watch.ts). With Playwright elsewhere (connect) documents are decided by one
+// browser-level session instead (document-gate.ts), which catches new pages at their first navigation.
 import { EventEmitter } from 'node:events';
 import diagnostics from 'node:diagnostics_channel';
 import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { sessionChannel, type Channel } from './channel.js';
-import { directPageChannel } from './direct-session.js';
-import { gateDocuments, type Claim } from './document-gate.js';
+import { directContextId, directPageChannel } from './direct-session.js';
+import { watchNewPages } from './page-watch.js';
+import type { Claim } from './claim.js';
+import { gateDocuments } from './document-gate.js';
 import { RequestMatcher } from './request-matcher.js';
 import { gateTarget, type Verdict } from './target-gate.js';
 import type { BrowserGate, GateHandle, GateHandleEvents, GatedRequest, GateOptions } from './types.js';
@@ -181,17 +185,36 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
   return (async () => {
     await target.routeWebSocket(() => true, onWebSocket);
     const context = isPage ? (target as Page).context() : (target as BrowserContext);
-    unregister = await gateDocuments(context.browser(), {
-      decide,
-      record: (entry) => handle.record(entry),
-      disposed: () => handle.disposed,
-      userAgent,
-      claims,
-      adopt: isPage ? null : (targetId, channel) => claimTarget(targetId, channel, null),
-      contexts,
-      settled: () => Promise.allSettled([...pages.values()]),
-    });
-    documentsElsewhere = unregister !== null;
+    const contextId = directContextId(context);
+    if (contextId !== null && isPage) {
+      // Playwright runs in this process: the page's own session decides its documents too.
+      await guard(target as Page);
+      return handle;
+    }
+    if (contextId !== null) {
+      // A context's new pages are held at creation until their session is ready (page-watch.ts).
+      contexts.add(contextId);
+      unregister = await watchNewPages(context.browser(), {
+        disposed: () => handle.disposed,
+        contexts,
+        claims,
+        adopt: (targetId, channel) => claimTarget(targetId, channel, null),
+      });
+    }
+    if (!unregister) {
+      // Playwright elsewhere: documents, and new pages' first documents, at the browser level.
+      unregister = await gateDocuments(context.browser(), {
+        decide,
+        record: (entry) => handle.record(entry),
+        disposed: () => handle.disposed,
+        userAgent,
+        claims,
+        adopt: isPage ? null : (targetId, channel) => claimTarget(targetId, channel, null),
+        contexts,
+        settled: () => Promise.allSettled([...pages.values()]),
+      });
+      documentsElsewhere = unregister !== null;
+    }
     if (isPage) {
       await guard(target as Page);
       return handle;
@@ -219,6 +242,9 @@ export async function whenGuarded(page: Page): Promise<void> {
  * checked against its own origin), subresources, fetch/XHR, dedicated workers' requests and
  * WebSocket handshakes. Allowed requests continue as they were (the User-Agent set to the gate's);
  * disallowed or undecidable ones are failed as `net::ERR_BLOCKED_BY_CLIENT` before they leave.
+ * The gate decides before the page's own `page.route()` handlers run. Fastest with Playwright in
+ * this process (`chromium.launch()`, `launchChromium()`); over `chromium.connect()` it takes
+ * Playwright's public sessions, one protocol round trip more per request.
  * Chromium only (DevTools sessions). Create the context with `serviceWorkers: 'block'`
  * (newGatedContext does): a service worker's own fetches are not the page's.
  * @returns a handle: `blocked` so far, `blocked`/`allowed` events, `dispose()`.

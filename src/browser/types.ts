@@ -37,30 +37,9 @@ export interface GatedRequest {
   readonly page: Page | null;
 }
 
-/** A redirect hop's response, as fetched for a navigation. */
-export interface HopResponse {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: Buffer;
-}
-
-/** One hop of a navigation to send: method, headers and body already adjusted for the redirect. */
-export interface HopRequest {
-  readonly url: string;
-  readonly method: string;
-  readonly headers: Record<string, string>;
-  readonly postData: Buffer | null;
-}
-
 export interface GateOptions {
   /** User-Agent to send; default `gate.userAgent`. Requests carrying another one get this one instead. */
   userAgent?: string;
-  /** @deprecated Not used: the browser follows redirects itself (Chromium stops after 20), each
-   *  hop paused and decided before it is sent. */
-  maxRedirects?: number;
-  /** @deprecated Not used: navigations are no longer fetched from Node hop by hop; the browser
-   *  sends them, each hop gated, and reaches hosts by its own `--host-resolver-rules`. */
-  fetchHop?: (hop: HopRequest) => Promise<HopResponse>;
   /** Blocked requests kept in `handle.blocked` at most; older ones drop off (they were emitted
    *  already). Default 10,000; 0 for a long-lived context whose listeners keep what they need. */
   maxBlocked?: number;

@@ -10,7 +10,7 @@ import type { AttemptRow, AuditSink } from '../audit/types.js';
 import { newGatedContext, type GatedContext } from '../browser/context.js';
 import { whenGuarded } from '../browser/gate-page.js';
 import { launchChromium } from '../browser/launch.js';
-import type { BrowserGate, GatedRequest, HopRequest, HopResponse } from '../browser/types.js';
+import type { BrowserGate, GatedRequest } from '../browser/types.js';
 import { documentPath, resolveInside } from './document-path.js';
 import { HttpTransport, type FetchingGate } from './http-transport.js';
 import type { CrawlGate, DocumentTransport, Hop, TransportFetchOptions, TransportResult } from './types.js';
@@ -106,9 +106,17 @@ export class BrowserTransport implements DocumentTransport {
       page = await context.newPage();
       await whenGuarded(page);
       const mine = page;
+      const main = page.mainFrame();
+      // The document itself is served below from the bytes fetched already, and was recorded then.
+      // The page's session decides it before the route runs; its entry is not a second fetch.
+      let servedEntry = false;
+      const isServed = (entry: GatedRequest) =>
+        !servedEntry && entry.isNavigation && entry.url === pageUrl && entry.redirectedFrom === null && (entry.request ? entry.request.frame() === main : true);
       // The context's gate reports for every page of the host; keep this page's decisions.
       track = (entry: GatedRequest) => {
-        if (entry.page === mine) pending.push({ entry, done: outcomeOf(entry, pageClosed) });
+        if (entry.page !== mine) return;
+        if (isServed(entry)) return void (servedEntry = true);
+        pending.push({ entry, done: outcomeOf(entry, pageClosed) });
       };
       handle.on('allowed', track);
       handle.on('blocked', track);
@@ -119,7 +127,6 @@ export class BrowserTransport implements DocumentTransport {
       // The document was fetched (and gated, hop by hop) already: hand the browser those bytes
       // instead of asking the server twice. A page route runs before the context's gate.
       let served = false;
-      const main = page.mainFrame();
       await page.route(pageUrl, async (route) => {
         const r = route.request();
         if (served || !r.isNavigationRequest() || r.frame() !== main) return route.fallback();
@@ -156,43 +163,12 @@ export class BrowserTransport implements DocumentTransport {
     let c = this.contexts.get(host);
     if (!c) {
       // maxBlocked 0: the context lives as long as the crawl; the rows keep what is needed.
-      c = newGatedContext(this.browser, this.o.gate, { userAgent: this.o.gate.userAgent, fetchHop: this.fetchHop, maxBlocked: 0 });
+      c = newGatedContext(this.browser, this.o.gate, { userAgent: this.o.gate.userAgent, maxBlocked: 0 });
       c.catch(() => this.contexts.delete(host));
       this.contexts.set(host, c);
     }
     return c;
   }
-
-  /** Frames' navigations are sent one hop at a time through the gate's own client, so `--resolve`
-   *  holds for them as for the document (gatePage decides each hop before asking for it). */
-  private readonly fetchHop = async (hop: HopRequest): Promise<HopResponse> => {
-    const res = await this.o.gate.fetch(hop.url, {
-      method: hop.method,
-      headers: hop.headers,
-      ...(hop.postData ? { body: new Uint8Array(hop.postData) } : {}),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(this.o.timeoutMs ?? 30_000),
-    });
-    const max = this.o.maxBytes ?? 10 * 1024 * 1024;
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    if (res.body) {
-      const reader = res.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value.subarray(0, Math.max(0, max - size)));
-        size += value.byteLength;
-        if (size >= max) {
-          await reader.cancel();
-          break;
-        }
-      }
-    }
-    const headers: Record<string, string> = {};
-    res.headers.forEach((v, k) => (headers[k] = v));
-    return { status: res.status, headers, body: Buffer.concat(chunks) };
-  };
 
   private row(e: GatedRequest, pageUrl: string, done: { status: number | null; endedAt: number; error: string | null }): AttemptRow {
     const d = e.decision;

@@ -4,6 +4,8 @@
 // Each origin is its own server on 127.0.0.1 with its own port, so the browser, Node and the
 // gate all reach them without any name mapping.
 import type http from 'node:http';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM_ARGS, DEFAULT_CHROMIUM, loadPlaywright } from '../../src/browser/index.js';
 import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
 
 export interface Origins {
@@ -98,6 +100,23 @@ export async function startOrigins(): Promise<Origins> {
     url,
     close: async () => {
       await Promise.all([page.close(), disallowing.close(), unreachable.close(), allowing.close()]);
+    },
+  };
+}
+
+/**
+ * Chromium behind a Playwright server of its own, reached over its WebSocket: the client holds
+ * no server-side objects, so gatePage takes its public-session path.
+ */
+export async function connectChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
+  const { chromium } = await loadPlaywright();
+  const server = await chromium.launchServer({ executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS] });
+  const browser = await chromium.connect(server.wsEndpoint());
+  return {
+    browser,
+    close: async () => {
+      await browser.close().catch(() => {});
+      await server.close();
     },
   };
 }

@@ -1,170 +1,183 @@
 // gatePage / gateContext against real loopback servers and Debian's Chromium: the servers' own
-// logs show what left the browser.
+// logs show what left the browser. Each case runs twice: with Playwright in this process (gating
+// over its server-side sessions, new pages held at creation) and with Playwright connected to a
+// server of its own (public DevTools sessions, documents decided at the browser level).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { RobotsGate } from '../../src/gate/index.js';
 import { gatePage, launchChromium, newGatedContext, type GatedRequest } from '../../src/browser/index.js';
-import { startOrigins, type Origins } from './fixtures.js';
+import { connectChromium, startOrigins, type Origins } from './fixtures.js';
 
 const UA = 'GateTestBot/1.0 (+https://example.test/bot)';
 const H = '127.0.0.1';
 
-let browser: Browser;
-let o: Origins;
+const modes = [
+  ['Playwright in this process', async () => {
+    const browser = await launchChromium();
+    return { browser, close: () => browser.close() };
+  }],
+  ['Playwright connected to a server elsewhere', connectChromium],
+] as const;
 
-beforeAll(async () => {
-  [browser, o] = await Promise.all([launchChromium(), startOrigins()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await o?.close();
-});
+describe.each(modes)('%s', (_, open) => {
+  let browser: Browser;
+  let close: () => Promise<void>;
+  let o: Origins;
 
-const paths = (s: Origins['page'], path?: string) => s.requests(H, path).map((r) => r.path);
+  beforeAll(async () => {
+    [{ browser, close }, o] = await Promise.all([open(), startOrigins()]);
+  });
+  afterAll(async () => {
+    await close?.();
+    await o?.close();
+  });
 
-describe('gatePage', () => {
-  test('subresources from a disallowing, an unreachable and an allowing origin: only the allowed reach a server', async () => {
-    const gate = new RobotsGate({ userAgent: UA });
-    // A context with Chromium's own User-Agent: the gate's must still be what servers see.
-    const context = await browser.newContext({ serviceWorkers: 'block' });
-    try {
-      const page = await context.newPage();
-      const handle = await gatePage(page, gate);
-      const emitted: GatedRequest[] = [];
-      handle.on('blocked', (e) => emitted.push(e));
-      await page.goto(o.url(o.page, '/'));
-      const statuses = await page.evaluate(() => Promise.all((window as unknown as { fetches: Promise<unknown>[] }).fetches));
-      const loaded = await page.evaluate(() => (window as unknown as { loaded?: string[] }).loaded);
-      const color = await page.evaluate(() => getComputedStyle(document.body).color);
+  const paths = (s: Origins['page'], path?: string) => s.requests(H, path).map((r) => r.path);
 
-      // fetch() from disallowing, unreachable, allowing (in page order).
-      expect(statuses).toEqual(['failed', 'failed', 200]);
-      expect(loaded).toEqual(['/assets/app.js']);
-      expect(color).toBe('rgb(1, 2, 3)');
+  describe('gatePage', () => {
+    test('subresources from a disallowing, an unreachable and an allowing origin: only the allowed reach a server', async () => {
+      const gate = new RobotsGate({ userAgent: UA });
+      // A context with Chromium's own User-Agent: the gate's must still be what servers see.
+      const context = await browser.newContext({ serviceWorkers: 'block' });
+      try {
+        const page = await context.newPage();
+        const handle = await gatePage(page, gate);
+        const emitted: GatedRequest[] = [];
+        handle.on('blocked', (e) => emitted.push(e));
+        await page.goto(o.url(o.page, '/'));
+        const statuses = await page.evaluate(() => Promise.all((window as unknown as { fetches: Promise<unknown>[] }).fetches));
+        const loaded = await page.evaluate(() => (window as unknown as { loaded?: string[] }).loaded);
+        const color = await page.evaluate(() => getComputedStyle(document.body).color);
 
-      // The servers' logs: nothing but robots.txt reached the disallowing and unreachable origins,
-      // and each robots.txt was fetched once although four resources were asked for at once.
-      expect(paths(o.disallowing)).toEqual(['/robots.txt']);
-      expect(paths(o.unreachable)).toEqual(['/robots.txt']);
-      expect(paths(o.allowing, '/robots.txt')).toHaveLength(1);
-      expect(paths(o.allowing).filter((p) => p !== '/robots.txt').sort()).toEqual(
-        ['/api/data.json', '/assets/app.js', '/assets/logo.png', '/assets/site.css'],
-      );
-      for (const s of [o.page, o.allowing]) {
-        for (const r of s.requests(H)) expect(r.userAgent).toBe(UA);
+        // fetch() from disallowing, unreachable, allowing (in page order).
+        expect(statuses).toEqual(['failed', 'failed', 200]);
+        expect(loaded).toEqual(['/assets/app.js']);
+        expect(color).toBe('rgb(1, 2, 3)');
+
+        // The servers' logs: nothing but robots.txt reached the disallowing and unreachable origins,
+        // and each robots.txt was fetched once although four resources were asked for at once.
+        expect(paths(o.disallowing)).toEqual(['/robots.txt']);
+        expect(paths(o.unreachable)).toEqual(['/robots.txt']);
+        expect(paths(o.allowing, '/robots.txt')).toHaveLength(1);
+        expect(paths(o.allowing).filter((p) => p !== '/robots.txt').sort()).toEqual(
+          ['/api/data.json', '/assets/app.js', '/assets/logo.png', '/assets/site.css'],
+        );
+        for (const s of [o.page, o.allowing]) {
+          for (const r of s.requests(H)) expect(r.userAgent).toBe(UA);
+        }
+
+        // The handle lists each blocked request with the decision that blocked it, and emitted it.
+        expect(handle.blocked).toHaveLength(8);
+        expect(emitted).toHaveLength(8);
+        const byOrigin = (port: number) => handle.blocked.filter((b) => new URL(b.url).port === String(port));
+        for (const b of byOrigin(o.disallowing.port)) {
+          expect(b.decision?.reason).toBe('disallowed-by-rule');
+          expect(b.decision?.policy.robotsUrl).toBe(o.url(o.disallowing, '/robots.txt'));
+          expect(b.decision?.rule?.line).toBe(b.url.includes('/api/') ? 3 : 2);
+          expect(b.frameUrl).toBe(o.url(o.page, '/'));
+        }
+        expect(byOrigin(o.disallowing.port).map((b) => b.resourceType).sort()).toEqual(['fetch', 'image', 'script', 'stylesheet']);
+        for (const b of byOrigin(o.unreachable.port)) {
+          expect(b.decision?.reason).toBe('unreachable');
+          expect(b.decision?.policy.status).toBe(503);
+        }
+        expect(byOrigin(o.unreachable.port)).toHaveLength(4);
+
+        // dispose() removes the gate: the same fetch now goes out.
+        await handle.dispose();
+        const after = await page.evaluate((u) => fetch(u).then((r) => r.status), o.url(o.disallowing, '/api/data.json'));
+        expect(after).toBe(200);
+        expect(paths(o.disallowing, '/api/data.json')).toHaveLength(1);
+        expect(handle.blocked).toHaveLength(8);
+      } finally {
+        await context.close();
       }
+    });
 
-      // The handle lists each blocked request with the decision that blocked it, and emitted it.
-      expect(handle.blocked).toHaveLength(8);
-      expect(emitted).toHaveLength(8);
-      const byOrigin = (port: number) => handle.blocked.filter((b) => new URL(b.url).port === String(port));
-      for (const b of byOrigin(o.disallowing.port)) {
-        expect(b.decision?.reason).toBe('disallowed-by-rule');
-        expect(b.decision?.policy.robotsUrl).toBe(o.url(o.disallowing, '/robots.txt'));
-        expect(b.decision?.rule?.line).toBe(b.url.includes('/api/') ? 3 : 2);
-        expect(b.frameUrl).toBe(o.url(o.page, '/'));
+    test("the page's own navigation through a redirect into a disallowed path on another origin is stopped", async () => {
+      const gate = new RobotsGate({ userAgent: UA });
+      const { context, handle } = await newGatedContext(browser, gate);
+      try {
+        const page = await context.newPage();
+        const before = paths(o.allowing).length;
+        await expect(page.goto(o.url(o.page, '/go-private'))).rejects.toThrow(/ERR_BLOCKED_BY_CLIENT/);
+        const hop = handle.blocked.find((b) => b.url === o.url(o.allowing, '/private/secret.html'));
+        expect(hop?.isNavigation).toBe(true);
+        expect(hop?.redirectedFrom).toBe(o.url(o.page, '/go-private'));
+        expect(hop?.decision?.rule).toMatchObject({ type: 'disallow', pattern: '/private/', line: 2 });
+        // The redirect's target origin saw its robots.txt asked for, never the disallowed path.
+        expect(paths(o.allowing).slice(before).filter((p) => p !== '/robots.txt')).toEqual([]);
+
+        // A redirect into an allowed path is followed (each hop checked) and rendered.
+        const next = await context.newPage();
+        await next.goto(o.url(o.page, '/go-public'));
+        expect(await next.textContent('p')).toBe('/public/index.html');
+        expect(paths(o.allowing, '/public/index.html')).toHaveLength(1);
+      } finally {
+        await context.close();
       }
-      expect(byOrigin(o.disallowing.port).map((b) => b.resourceType).sort()).toEqual(['fetch', 'image', 'script', 'stylesheet']);
-      for (const b of byOrigin(o.unreachable.port)) {
-        expect(b.decision?.reason).toBe('unreachable');
-        expect(b.decision?.policy.status).toBe(503);
+    });
+
+    test("a subresource's redirect hop is checked against its own origin before it is sent", async () => {
+      const gate = new RobotsGate({ userAgent: UA });
+      const context = await browser.newContext({ userAgent: UA, serviceWorkers: 'block' });
+      try {
+        const page = await context.newPage();
+        const handle = await gatePage(page, gate);
+        await page.goto(o.url(o.page, '/with-redirects'));
+        expect(await page.evaluate(() => (window as unknown as { done: Promise<unknown> }).done)).toBe(200);
+        await page.waitForLoadState('networkidle');
+        const hop = handle.blocked.find((b) => b.url === o.url(o.disallowing, '/assets/moved.png'));
+        expect(hop).toMatchObject({ resourceType: 'image', isNavigation: false });
+        expect(hop?.page === page).toBe(true);
+        expect(hop?.redirectedFrom).toMatch(/\/redirect\?to=/);
+        expect(hop?.decision?.reason).toBe('disallowed-by-rule');
+        expect(paths(o.disallowing, '/assets/moved.png')).toEqual([]);
+        // The allowed redirect was followed to its end.
+        expect(paths(o.allowing, '/api/moved.json')).toHaveLength(1);
+      } finally {
+        await context.close();
       }
-      expect(byOrigin(o.unreachable.port)).toHaveLength(4);
+    });
 
-      // dispose() removes the gate: the same fetch now goes out.
-      await handle.dispose();
-      const after = await page.evaluate((u) => fetch(u).then((r) => r.status), o.url(o.disallowing, '/api/data.json'));
-      expect(after).toBe(200);
-      expect(paths(o.disallowing, '/api/data.json')).toHaveLength(1);
-      expect(handle.blocked).toHaveLength(8);
-    } finally {
-      await context.close();
-    }
-  });
+    test("frames and a dedicated worker's requests are gated like the page's own", async () => {
+      const gate = new RobotsGate({ userAgent: UA });
+      const context = await browser.newContext({ userAgent: UA, serviceWorkers: 'block' });
+      try {
+        const page = await context.newPage();
+        const handle = await gatePage(page, gate);
+        await page.goto(o.url(o.page, '/with-frames'));
+        expect(await page.evaluate(() => (window as unknown as { worker: Promise<unknown> }).worker)).toBe('failed');
+        expect(await page.frameLocator('#ok').locator('p').textContent()).toBe('/public/frame.html');
+        const frame = handle.blocked.find((b) => b.url === o.url(o.disallowing, '/assets/frame.html'));
+        expect(frame).toMatchObject({ isNavigation: true, resourceType: 'document' });
+        expect(frame?.decision?.rule).toMatchObject({ pattern: '/assets/', line: 2 });
+        // Once each, though the worker is a target of its own too.
+        const worker = handle.blocked.filter((b) => b.url === o.url(o.disallowing, '/api/worker.json'));
+        expect(worker.map((b) => b.decision?.reason)).toEqual(['disallowed-by-rule']);
+        expect(handle.blocked.filter((b) => b.url === frame?.url)).toHaveLength(1);
+        expect(paths(o.disallowing, '/assets/frame.html')).toEqual([]);
+        expect(paths(o.disallowing, '/api/worker.json')).toEqual([]);
+        expect(paths(o.allowing, '/public/frame.html')).toHaveLength(1);
+      } finally {
+        await context.close();
+      }
+    });
 
-  test("the page's own navigation through a redirect into a disallowed path on another origin is stopped", async () => {
-    const gate = new RobotsGate({ userAgent: UA });
-    const { context, handle } = await newGatedContext(browser, gate);
-    try {
-      const page = await context.newPage();
-      const before = paths(o.allowing).length;
-      await expect(page.goto(o.url(o.page, '/go-private'))).rejects.toThrow(/ERR_BLOCKED_BY_CLIENT/);
-      const hop = handle.blocked.find((b) => b.url === o.url(o.allowing, '/private/secret.html'));
-      expect(hop?.isNavigation).toBe(true);
-      expect(hop?.redirectedFrom).toBe(o.url(o.page, '/go-private'));
-      expect(hop?.decision?.rule).toMatchObject({ type: 'disallow', pattern: '/private/', line: 2 });
-      // The redirect's target origin saw its robots.txt asked for, never the disallowed path.
-      expect(paths(o.allowing).slice(before).filter((p) => p !== '/robots.txt')).toEqual([]);
-
-      // A redirect into an allowed path is followed (each hop checked) and rendered.
-      const next = await context.newPage();
-      await next.goto(o.url(o.page, '/go-public'));
-      expect(await next.textContent('p')).toBe('/public/index.html');
-      expect(paths(o.allowing, '/public/index.html')).toHaveLength(1);
-    } finally {
-      await context.close();
-    }
-  });
-
-  test("a subresource's redirect hop is checked against its own origin before it is sent", async () => {
-    const gate = new RobotsGate({ userAgent: UA });
-    const context = await browser.newContext({ userAgent: UA, serviceWorkers: 'block' });
-    try {
-      const page = await context.newPage();
-      const handle = await gatePage(page, gate);
-      await page.goto(o.url(o.page, '/with-redirects'));
-      expect(await page.evaluate(() => (window as unknown as { done: Promise<unknown> }).done)).toBe(200);
-      await page.waitForLoadState('networkidle');
-      const hop = handle.blocked.find((b) => b.url === o.url(o.disallowing, '/assets/moved.png'));
-      expect(hop).toMatchObject({ resourceType: 'image', isNavigation: false });
-      expect(hop?.page === page).toBe(true);
-      expect(hop?.redirectedFrom).toMatch(/\/redirect\?to=/);
-      expect(hop?.decision?.reason).toBe('disallowed-by-rule');
-      expect(paths(o.disallowing, '/assets/moved.png')).toEqual([]);
-      // The allowed redirect was followed to its end.
-      expect(paths(o.allowing, '/api/moved.json')).toHaveLength(1);
-    } finally {
-      await context.close();
-    }
-  });
-
-  test("frames and a dedicated worker's requests are gated like the page's own", async () => {
-    const gate = new RobotsGate({ userAgent: UA });
-    const context = await browser.newContext({ userAgent: UA, serviceWorkers: 'block' });
-    try {
-      const page = await context.newPage();
-      const handle = await gatePage(page, gate);
-      await page.goto(o.url(o.page, '/with-frames'));
-      expect(await page.evaluate(() => (window as unknown as { worker: Promise<unknown> }).worker)).toBe('failed');
-      expect(await page.frameLocator('#ok').locator('p').textContent()).toBe('/public/frame.html');
-      const frame = handle.blocked.find((b) => b.url === o.url(o.disallowing, '/assets/frame.html'));
-      expect(frame).toMatchObject({ isNavigation: true, resourceType: 'document' });
-      expect(frame?.decision?.rule).toMatchObject({ pattern: '/assets/', line: 2 });
-      // Once each, though the worker is a target of its own too.
-      const worker = handle.blocked.filter((b) => b.url === o.url(o.disallowing, '/api/worker.json'));
-      expect(worker.map((b) => b.decision?.reason)).toEqual(['disallowed-by-rule']);
-      expect(handle.blocked.filter((b) => b.url === frame?.url)).toHaveLength(1);
-      expect(paths(o.disallowing, '/assets/frame.html')).toEqual([]);
-      expect(paths(o.disallowing, '/api/worker.json')).toEqual([]);
-      expect(paths(o.allowing, '/public/frame.html')).toHaveLength(1);
-    } finally {
-      await context.close();
-    }
-  });
-
-  test('a page that opens a disallowed popup: gateContext covers pages opened later', async () => {
-    const gate = new RobotsGate({ userAgent: UA });
-    const { context, handle } = await newGatedContext(browser, gate);
-    try {
-      const page = await context.newPage();
-      await page.goto(o.url(o.page, '/'));
-      const target = o.url(o.disallowing, '/assets/popup.html');
-      const blocked = new Promise<GatedRequest>((resolve) => handle.on('blocked', (b) => b.url === target && resolve(b)));
-      await page.evaluate((u) => void window.open(u), target);
-      expect((await blocked).isNavigation).toBe(true);
-      expect(paths(o.disallowing, '/assets/popup.html')).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    test('a page that opens a disallowed popup: gateContext covers pages opened later', async () => {
+      const gate = new RobotsGate({ userAgent: UA });
+      const { context, handle } = await newGatedContext(browser, gate);
+      try {
+        const page = await context.newPage();
+        await page.goto(o.url(o.page, '/'));
+        const target = o.url(o.disallowing, '/assets/popup.html');
+        const blocked = new Promise<GatedRequest>((resolve) => handle.on('blocked', (b) => b.url === target && resolve(b)));
+        await page.evaluate((u) => void window.open(u), target);
+        expect((await blocked).isNavigation).toBe(true);
+        expect(paths(o.disallowing, '/assets/popup.html')).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   });
 });

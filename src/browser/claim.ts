@@ -1,0 +1,18 @@
+// What a gatePage / gateContext handle keeps for each target it gates (a page's). The page watch
+// and the browser-level document session both create one when they hand a new page to the handle.
+import type { Page } from 'playwright-core';
+import type { RequestMatcher } from './request-matcher.js';
+
+/** One gated target (a page's): who it belongs to once known, and how to stop gating it. */
+export interface Claim {
+  page: Page | null;
+  /** Playwright's requests of the page (while someone listens to `allowed`), and its failed ones. */
+  started: RequestMatcher | null;
+  failed: RequestMatcher | null;
+  /** The page's frames (its children's included), id → URL. */
+  readonly frames: Map<string, string>;
+  /** Settles once the target's requests pause (Fetch enabled); rejects when they cannot. */
+  readonly ready: Promise<void>;
+  isReady: boolean;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,111 @@
+// New pages of a gated context (context.newPage(), window.open, a link with target=_blank) are
+// gated from their creation: one browser-level session auto-attaches to every new target with
+// `waitForDebuggerOnStart`, so a new page waits, before its first request, until its own session
+// has Fetch enabled. RFC 9309 §2.2.2 holds for a popup's first URL as for any.
+//
+// This replaces a browser-level Fetch interception of documents (document-gate.ts, still used
+// when Playwright runs elsewhere): any Fetch pattern makes Chromium route every request of every
+// frame through its interception proxy, which cost a second 0.06 to 0.1 of an ungated page load
+// on top of the page's own session (bench/README.md). Auto-attach costs one round trip per new
+// target and nothing per request.
+import type { Browser } from 'playwright-core';
+import type { Channel } from './channel.js';
+import { directBrowserSession, type BrowserSession } from './direct-session.js';
+import type { Claim } from './claim.js';
+
+/** What one gateContext handle gives the watch. */
+export interface PageOwner {
+  disposed(): boolean;
+  /** DevTools ids of the contexts the handle gates whole. */
+  readonly contexts: Set<string>;
+  /** The handle's gated targets by targetId. */
+  readonly claims: Map<string, Claim>;
+  /** Gate the new page `targetId` over `channel`. */
+  adopt(targetId: string, channel: Channel): Claim;
+}
+
+interface AttachedToTarget {
+  sessionId: string;
+  targetInfo: { targetId: string; type: string; browserContextId?: string };
+  waitingForDebugger: boolean;
+}
+
+class PageWatch {
+  private readonly owners = new Set<PageOwner>();
+  private enabled: Promise<unknown> | null = null;
+
+  constructor(private readonly session: BrowserSession) {
+    session.on('Target.attachedToTarget', (e: AttachedToTarget) => void this.onAttached(e));
+  }
+
+  async add(owner: PageOwner): Promise<void> {
+    this.owners.add(owner);
+    this.enabled ??= this.session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+    await this.enabled;
+  }
+
+  remove(owner: PageOwner): void {
+    this.owners.delete(owner);
+    if (this.owners.size || !this.enabled) return;
+    this.enabled = null;
+    this.session.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true }).catch(() => {});
+  }
+
+  private async onAttached(e: AttachedToTarget): Promise<void> {
+    const child = this.session.child(e.sessionId);
+    const { targetId, type, browserContextId } = e.targetInfo;
+    // Targets that exist already (pages gated by their own guard), other contexts' pages, and
+    // targets that are not pages (a service worker is blocked by the gated context; a dedicated
+    // worker or an iframe is attached by its page's session) go on at once.
+    const owners =
+      e.waitingForDebugger && type === 'page' && browserContextId !== undefined
+        ? [...this.owners].filter((o) => !o.disposed() && o.contexts.has(browserContextId))
+        : [];
+    if (!owners.length) {
+      await child.send('Runtime.runIfWaitingForDebugger').catch(() => {});
+      await child.detach();
+      return;
+    }
+    // The first owner gates over the session that holds the page; any other over one of its own.
+    const claims = await Promise.all(
+      owners.map(async (o, i) => {
+        const known = o.claims.get(targetId);
+        if (known) return known;
+        if (i === 0) return o.adopt(targetId, child);
+        try {
+          const { sessionId } = await this.session.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+          return o.claims.get(targetId) ?? o.adopt(targetId, this.session.child(sessionId));
+        } catch {
+          return null; // the target went away meanwhile
+        }
+      }),
+    );
+    await Promise.all(claims.map((c) => c?.ready.catch(() => {})));
+    if (claims.every((c) => c?.isReady)) {
+      await child.send('Runtime.runIfWaitingForDebugger').catch(() => {});
+      return;
+    }
+    // Fail closed: a page that could not be gated never runs.
+    await this.session.send('Target.closeTarget', { targetId }).catch(() => {});
+  }
+}
+
+const watches = new WeakMap<Browser, Promise<PageWatch | null>>();
+
+/**
+ * Registers `owner` with `browser`'s page watch (opened on first use, one per browser).
+ * @returns an unregister function; null when Playwright does not run in this process (no
+ *  server-side session): document-gate.ts covers new pages then.
+ */
+export async function watchNewPages(browser: Browser | null, owner: PageOwner): Promise<(() => void) | null> {
+  if (!browser) return null;
+  let pending = watches.get(browser);
+  if (!pending) {
+    pending = directBrowserSession(browser).then((s) => (s ? new PageWatch(s) : null));
+    watches.set(browser, pending);
+  }
+  const watch = await pending;
+  if (!watch) return null;
+  await watch.add(owner);
+  return () => watch.remove(owner);
+}
