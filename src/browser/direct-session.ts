@@ -95,9 +95,12 @@ export async function directPageChannel(page: Page): Promise<Channel | null> {
  * public CDPSession cannot address: browser-level auto-attach is flat only), or null (see
  * directPageChannel).
  */
-export async function directBrowserSession(browser: Browser): Promise<BrowserSession | null> {
+export async function directBrowserSession(of: Browser | BrowserContext): Promise<BrowserSession | null> {
   try {
-    const server = serverBrowserOf(toImplOf(browser)?.(browser));
+    const impl = toImplOf(of)?.(of) as { _browser?: unknown } | undefined;
+    // A context's server object knows its browser, a persistent context's too (whose client
+    // `browser()` is null).
+    const server = serverBrowserOf(impl?._browser) ?? serverBrowserOf(impl);
     if (!server) return null;
     const session = await server.newBrowserCDPSession();
     const channel = channelOf(session);
@@ -135,7 +138,17 @@ export async function directBrowserSession(browser: Browser): Promise<BrowserSes
   }
 }
 
-/** DevTools' id of a Playwright context (server side), or null (see directPageChannel). */
+/** True when Playwright's server side for `x` (a page, context or browser) runs in this process. */
+export function inThisProcess(x: Page | BrowserContext | Browser): boolean {
+  try {
+    return toImplOf(x)?.(x) != null;
+  } catch {
+    return false;
+  }
+}
+
+/** DevTools' id of a Playwright context (server side); null for a persistent context's default
+ *  one (learn it from a page's target info) and when Playwright runs elsewhere. */
 export function directContextId(context: BrowserContext): string | null {
   try {
     const id = (toImplOf(context)?.(context) as { _browserContextId?: unknown } | undefined)?._browserContextId;

@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import diagnostics from 'node:diagnostics_channel';
 import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { sessionChannel, type Channel } from './channel.js';
-import { directContextId, directPageChannel } from './direct-session.js';
+import { directContextId, directPageChannel, inThisProcess } from './direct-session.js';
 import { watchNewPages } from './page-watch.js';
 import type { Claim } from './claim.js';
 import { gateDocuments } from './document-gate.js';
@@ -185,16 +185,18 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
   return (async () => {
     await target.routeWebSocket(() => true, onWebSocket);
     const context = isPage ? (target as Page).context() : (target as BrowserContext);
-    const contextId = directContextId(context);
-    if (contextId !== null && isPage) {
+    const direct = inThisProcess(context);
+    if (direct && isPage) {
       // Playwright runs in this process: the page's own session decides its documents too.
       await guard(target as Page);
       return handle;
     }
-    if (contextId !== null) {
+    if (direct) {
       // A context's new pages are held at creation until their session is ready (page-watch.ts).
-      contexts.add(contextId);
-      unregister = await watchNewPages(context.browser(), {
+      // A persistent context's id is learned from its first page (guard, below).
+      const contextId = directContextId(context);
+      if (contextId !== null) contexts.add(contextId);
+      unregister = await watchNewPages(context, {
         disposed: () => handle.disposed,
         contexts,
         claims,
@@ -229,9 +231,10 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
 const guarded = new WeakMap<Page, Promise<void>>();
 
 /**
- * Resolves once `page`'s requests are gated. A page opened in a gated context is gated from the
- * context's `page` event on; await this before navigating it so that not even the first request
- * of the first load goes out before it is checked.
+ * Resolves once `page`'s requests are gated. With Playwright in this process a gated context's new
+ * pages are held at creation until they are; over `chromium.connect()`, or in a persistent
+ * context, a new page is gated from the context's `page` event on: await this before navigating
+ * it so that not even the first request of the first load goes out before it is checked.
  */
 export async function whenGuarded(page: Page): Promise<void> {
   await guarded.get(page)?.catch(() => {});

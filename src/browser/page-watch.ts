@@ -8,7 +8,7 @@
 // frame through its interception proxy, which cost a second 0.06 to 0.1 of an ungated page load
 // on top of the page's own session (bench/README.md). Auto-attach costs one round trip per new
 // target and nothing per request.
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import type { Channel } from './channel.js';
 import { directBrowserSession, type BrowserSession } from './direct-session.js';
 import type { Claim } from './claim.js';
@@ -90,19 +90,20 @@ class PageWatch {
   }
 }
 
-const watches = new WeakMap<Browser, Promise<PageWatch | null>>();
+const watches = new WeakMap<Browser | BrowserContext, Promise<PageWatch | null>>();
 
 /**
- * Registers `owner` with `browser`'s page watch (opened on first use, one per browser).
+ * Registers `owner` with the page watch of `context`'s browser (opened on first use, one per browser).
  * @returns an unregister function; null when Playwright does not run in this process (no
  *  server-side session): document-gate.ts covers new pages then.
  */
-export async function watchNewPages(browser: Browser | null, owner: PageOwner): Promise<(() => void) | null> {
-  if (!browser) return null;
-  let pending = watches.get(browser);
+export async function watchNewPages(context: BrowserContext, owner: PageOwner): Promise<(() => void) | null> {
+  // One watch per browser; a persistent context is a browser of its own (its `browser()` is null).
+  const key = context.browser() ?? context;
+  let pending = watches.get(key);
   if (!pending) {
-    pending = directBrowserSession(browser).then((s) => (s ? new PageWatch(s) : null));
-    watches.set(browser, pending);
+    pending = directBrowserSession(context).then((s) => (s ? new PageWatch(s) : null));
+    watches.set(key, pending);
   }
   const watch = await pending;
   if (!watch) return null;

@@ -2,10 +2,22 @@
 // logs show what left the browser. Each case runs twice: with Playwright in this process (gating
 // over its server-side sessions, new pages held at creation) and with Playwright connected to a
 // server of its own (public DevTools sessions, documents decided at the browser level).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { RobotsGate } from '../../src/gate/index.js';
-import { gatePage, launchChromium, newGatedContext, type GatedRequest } from '../../src/browser/index.js';
+import {
+  CHROMIUM_ARGS,
+  DEFAULT_CHROMIUM,
+  gateContext,
+  gatePage,
+  launchChromium,
+  loadPlaywright,
+  newGatedContext,
+  type GatedRequest,
+} from '../../src/browser/index.js';
 import { connectChromium, startOrigins, type Origins } from './fixtures.js';
 
 const UA = 'GateTestBot/1.0 (+https://example.test/bot)';
@@ -179,5 +191,33 @@ describe.each(modes)('%s', (_, open) => {
         await context.close();
       }
     });
+  });
+});
+
+describe('gateContext on a persistent context (a profile directory)', () => {
+  test('new pages and popups are held until gated: the disallowed ones never reach the server', async () => {
+    const o = await startOrigins();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-profile-'));
+    const { chromium } = await loadPlaywright();
+    const context = await chromium.launchPersistentContext(dir, { executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS], serviceWorkers: 'block' });
+    const gate = new RobotsGate({ userAgent: UA });
+    try {
+      const handle = await gateContext(context, gate);
+      const page = context.pages()[0] ?? (await context.newPage());
+      await page.goto(o.url(o.page, '/'));
+      const popup = o.url(o.disallowing, '/assets/popup.html');
+      const blocked = new Promise<GatedRequest>((resolve) => handle.on('blocked', (b) => b.url === popup && resolve(b)));
+      await page.evaluate((u) => void window.open(u), popup);
+      expect((await blocked).isNavigation).toBe(true);
+      const next = await context.newPage();
+      await expect(next.goto(o.url(o.allowing, '/private/next.html'))).rejects.toThrow(/ERR_BLOCKED_BY_CLIENT/);
+      expect(o.disallowing.requests(H, '/assets/popup.html')).toEqual([]);
+      expect(o.allowing.requests(H, '/private/next.html')).toEqual([]);
+    } finally {
+      await context.close();
+      await gate.close();
+      await o.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
