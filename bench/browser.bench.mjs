@@ -1,9 +1,10 @@
 // Browser bench: load time of a page that pulls 50 subresources (scripts, stylesheets, images,
-// fetch() calls) from 5 origins, ungated against gatePage with a warm robots.txt cache. For
-// comparison: every request routed through Playwright (page.route, continued at once), which
-// gatePage does not use; and every request paused over a DevTools session of our own and let go
-// at once, the floor of any gating that decides before a request leaves. Loopback servers in this
-// process; responses are `no-store` so no variant is helped by the HTTP cache (routing turns it off).
+// fetch() calls) from 5 origins, ungated against gatePage with a warm robots.txt cache; every
+// browser comes from launchChromium (same flags). For comparison: every request routed through
+// Playwright (page.route, continued at once), which gatePage does not use; and every request
+// paused over the same kind of DevTools session gatePage uses and let go at once, the floor of any
+// gating that decides before a request leaves. Loopback servers in this process; responses are
+// `no-store` so no variant is helped by the HTTP cache (routing turns it off).
 import http from 'node:http';
 import { existsSync } from 'node:fs';
 import { RobotsGate } from '../dist/index.js';
@@ -15,7 +16,7 @@ import { sessionChannel } from '../dist/browser/channel.js';
 const UA = 'BenchBot/1.0 (+https://bench.example/bot)';
 const ORIGINS = 5;
 const PER_ORIGIN = 10; // 50 subresources
-const ROUNDS = 30;
+const ROUNDS = 40;
 
 function listen(handler) {
   const server = http.createServer(handler);
@@ -109,8 +110,9 @@ export async function run() {
     }
     console.log("\nTarget: gatePage under 1.2 × ungated. 'routed, no gate' is Playwright's request interception alone");
     console.log('(page.route continuing everything), which gatePage does not use: it pauses each request over a');
-    console.log("DevTools session of its own (Fetch domain) and decides it there, redirect hops included. 'DevTools");
-    console.log("pause, no gate' is that pause alone (continued at once): the floor of gating each request before it leaves.");
+    console.log("DevTools session of its own (Fetch domain, on Playwright's server side) and decides it there, redirect");
+    console.log("hops included. 'DevTools pause, no gate' is that pause alone (continued at once): the floor of any");
+    console.log('gating that decides each request before it leaves Chromium.');
   } finally {
     await Promise.all([browser.close(), gatedBrowser.close()]);
     await gate.close();

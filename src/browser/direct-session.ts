@@ -56,19 +56,28 @@ function serverBrowserOf(x: unknown): ServerBrowser | null {
   return isFn(x, '_clientRootSession') && isFn(x, 'newBrowserCDPSession') ? (x as ServerBrowser) : null;
 }
 
-function channelOf(session: ServerSession): Channel | null {
-  if (!isFn(session, '_send') || !isFn(session, 'on') || !isFn(session._session, 'detach')) return null;
+/** A Channel whose events are fed by `emit`; `send` and `detach` go where the caller says. */
+function emitterChannel(send: (method: string, params?: object) => Promise<unknown>, detach: () => Promise<void>) {
   const events = new EventEmitter();
   events.setMaxListeners(0);
-  session.on('event', (e) => events.emit(e.method, e.params));
   const channel: Channel = {
-    send: <T>(method: string, params?: object) => session._send(method, params) as Promise<T>,
+    send: <T>(method: string, params?: object) => send(method, params) as Promise<T>,
     on: (event: string, fn: Listener) => void events.on(event, fn),
     off: (event: string, fn: Listener) => void events.off(event, fn),
     children: undefined as unknown as ChildRouter,
-    detach: () => session._session.detach().catch(() => {}),
+    detach,
   };
   (channel as { children: ChildRouter }).children = new ChildRouter(channel);
+  return { channel, emit: (method: string, params: unknown) => void events.emit(method, params) };
+}
+
+function channelOf(session: ServerSession): Channel | null {
+  if (!isFn(session, '_send') || !isFn(session, 'on') || !isFn(session._session, 'detach')) return null;
+  const { channel, emit } = emitterChannel(
+    (method, params) => session._send(method, params),
+    () => session._session.detach().catch(() => {}),
+  );
+  session.on('event', (e) => emit(e.method, e.params));
   return channel;
 }
 
@@ -105,7 +114,10 @@ export async function directBrowserSession(of: Browser | BrowserContext): Promis
     const session = await server.newBrowserCDPSession();
     const channel = channelOf(session);
     const raw = session._session;
-    if (!channel || !isFn(raw, 'createChildSession')) return null;
+    if (!channel || !isFn(raw, 'createChildSession')) {
+      await channel?.detach();
+      return null;
+    }
     const children = new Map<string, RawSession>();
     channel.on('Target.detachedFromTarget', (e: { sessionId: string }) => {
       children.get(e.sessionId)?.dispose();
@@ -114,22 +126,17 @@ export async function directBrowserSession(of: Browser | BrowserContext): Promis
     return {
       ...channel,
       child(sessionId: string): Channel {
-        const events = new EventEmitter();
-        events.setMaxListeners(0);
-        const child = raw.createChildSession(sessionId, (method, params) => events.emit(method, params));
-        children.set(sessionId, child);
-        const c: Channel = {
-          send: <T>(method: string, params?: object) => child.send(method, params) as Promise<T>,
-          on: (event: string, fn: Listener) => void events.on(event, fn),
-          off: (event: string, fn: Listener) => void events.off(event, fn),
-          children: undefined as unknown as ChildRouter,
-          detach: async () => {
+        let child: RawSession | undefined;
+        const { channel: c, emit } = emitterChannel(
+          (method, params) => child!.send(method, params),
+          async () => {
             children.delete(sessionId);
             await raw.send('Target.detachFromTarget', { sessionId }).catch(() => {});
-            child.dispose();
+            child!.dispose();
           },
-        };
-        (c as { children: ChildRouter }).children = new ChildRouter(c);
+        );
+        child = raw.createChildSession(sessionId, emit);
+        children.set(sessionId, child);
         return c;
       },
     };
