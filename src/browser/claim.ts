@@ -1,5 +1,6 @@
-// What a gatePage / gateContext handle keeps for each target it gates (a page's). The page watch
-// and the browser-level document session both create one when they hand a new page to the handle.
+// What a gatePage / gateContext handle keeps for each target it gates (a page's, a shared
+// worker's), and what a target says of itself. The page watch and the browser-level document
+// session both create a claim when they hand a new target to the handle.
 import type { Page } from 'playwright-core';
 import type { RequestMatcher } from './request-matcher.js';
 
@@ -15,4 +16,14 @@ export interface Claim {
   readonly ready: Promise<void>;
   isReady: boolean;
   stop(): Promise<void>;
+}
+
+/** What a target says of itself (DevTools' TargetInfo, the fields used here). */
+export interface TargetInfo {
+  targetId: string;
+  /** 'page', 'shared_worker', 'service_worker', 'browser', … */
+  type: string;
+  browserContextId?: string;
+  /** For a popup: the page that opened it. */
+  openerId?: string;
 }

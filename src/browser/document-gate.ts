@@ -10,7 +10,7 @@
 import type { Browser, Page } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import { sessionChannel, type Channel } from './channel.js';
-import type { Claim } from './claim.js';
+import type { Claim, TargetInfo } from './claim.js';
 import { frameUrlOf, uaHeaders, type Verdict } from './target-gate.js';
 import type { GatedRequest } from './types.js';
 
@@ -23,18 +23,13 @@ export interface DocumentOwner {
   /** The handle's gated targets by targetId (a page's main frame id is its targetId). */
   claims: Map<string, Claim>;
   /** For a context's handle: gate a new page of the context over `channel`. */
-  adopt: ((targetId: string, channel: Channel) => Claim) | null;
+  adopt: (targetId: string, channel: Channel) => Claim;
+  /** Whether the handle gates this new page (one of its context's, its page's popup). */
+  wants(target: TargetInfo): boolean;
   /** DevTools ids of the context, learned from its gated pages (Playwright does not expose it). */
   contexts: Set<string>;
   /** Settles when the pages handed out so far have their gating started (or failed). */
   settled(): Promise<unknown>;
-}
-
-interface TargetInfo {
-  targetId: string;
-  type: string;
-  openerId?: string;
-  browserContextId?: string;
 }
 
 interface DocumentPaused {
@@ -56,11 +51,16 @@ class DocumentGate {
     await this.enabled;
   }
 
-  remove(owner: DocumentOwner): void {
+  /** Documents paused and not yet let go or failed: Fetch.disable would release them unchecked. */
+  private readonly inflight = new Set<Promise<void>>();
+
+  async remove(owner: DocumentOwner): Promise<void> {
     this.owners.delete(owner);
     if (this.owners.size || !this.enabled) return;
+    await Promise.allSettled([...this.inflight]);
+    if (this.owners.size || !this.enabled) return;
     this.enabled = null;
-    this.channel.send('Fetch.disable').catch(() => {});
+    await this.channel.send('Fetch.disable').catch(() => {});
   }
 
   private readonly targets = new Map<string, TargetInfo>();
@@ -69,7 +69,11 @@ class DocumentGate {
     channel.on('Target.targetCreated', this.onTarget);
     channel.on('Target.targetInfoChanged', this.onTarget);
     channel.on('Target.targetDestroyed', (e: { targetId: string }) => void this.targets.delete(e.targetId));
-    channel.on('Fetch.requestPaused', (e: DocumentPaused) => void this.onPaused(e));
+    channel.on('Fetch.requestPaused', (e: DocumentPaused) => {
+      const done = this.onPaused(e).catch(() => {});
+      this.inflight.add(done);
+      void done.finally(() => this.inflight.delete(done));
+    });
   }
 
   private readonly onTarget = (e: { targetInfo: TargetInfo }): void => {
@@ -116,11 +120,7 @@ class DocumentGate {
     await Promise.all([...this.owners].map((o) => o.settled()));
     lookup();
     if (found.length) return found;
-    for (const o of this.owners) {
-      if (!o.adopt || o.disposed()) continue;
-      const opener = info.openerId !== undefined && o.claims.has(info.openerId);
-      if (opener || (info.browserContextId !== undefined && o.contexts.has(info.browserContextId))) found.push([o, null]);
-    }
+    for (const o of this.owners) if (!o.disposed() && o.wants(info)) found.push([o, null]);
     return found;
   }
 
@@ -162,7 +162,7 @@ class DocumentGate {
         if (claim) return claim;
         try {
           const { sessionId } = await this.channel.send<{ sessionId: string }>('Target.attachToTarget', { targetId: e.frameId, flatten: false });
-          return o.claims.get(e.frameId) ?? o.adopt!(e.frameId, this.channel.children.open(sessionId));
+          return o.claims.get(e.frameId) ?? o.adopt(e.frameId, this.channel.children.open(sessionId));
         } catch {
           return null; // the target went away meanwhile
         }
@@ -209,7 +209,7 @@ async function open(browser: Browser): Promise<DocumentGate | null> {
  * @returns an unregister function; null when the browser has no browser-level DevTools (not
  *  Chromium, or a persistent context): the pages' own sessions decide documents then.
  */
-export async function gateDocuments(browser: Browser | null, owner: DocumentOwner): Promise<(() => void) | null> {
+export async function gateDocuments(browser: Browser | null, owner: DocumentOwner): Promise<(() => Promise<void>) | null> {
   if (!browser) return null;
   let pending = gates.get(browser);
   if (!pending) {

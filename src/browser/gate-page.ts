@@ -12,7 +12,7 @@ import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { sessionChannel, type Channel } from './channel.js';
 import { directContextId, directPageChannel, inThisProcess } from './direct-session.js';
 import { watchNewPages } from './page-watch.js';
-import type { Claim } from './claim.js';
+import type { Claim, TargetInfo } from './claim.js';
 import { gateDocuments } from './document-gate.js';
 import { RequestMatcher } from './request-matcher.js';
 import { gateTarget, type Verdict } from './target-gate.js';
@@ -166,12 +166,13 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
   };
 
   const onPage = (page: Page) => void guard(page).catch(() => {});
-  let unregister: (() => void) | null = null;
+  let unregister: (() => Promise<void>) | null = null;
 
   const handle = new Handle(async () => {
-    if (!isPage) (target as BrowserContext).off('page', onPage);
+    if (isPage) (target as Page).off('popup', onPage);
+    else (target as BrowserContext).off('page', onPage);
     await Promise.allSettled([...pages.values()]);
-    unregister?.();
+    await unregister?.();
     await Promise.all([...claims.values()].map((c) => c.stop().catch(() => {})));
     await Promise.all(sessions.map((s) => s.detach()));
     for (const page of pages.keys()) if (guarded.get(page) === pages.get(page)) guarded.delete(page);
@@ -185,23 +186,20 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
   return (async () => {
     await target.routeWebSocket(() => true, onWebSocket);
     const context = isPage ? (target as Page).context() : (target as BrowserContext);
-    const direct = inThisProcess(context);
-    if (direct && isPage) {
-      // Playwright runs in this process: the page's own session decides its documents too.
-      await guard(target as Page);
-      return handle;
-    }
-    if (direct) {
-      // A context's new pages are held at creation until their session is ready (page-watch.ts).
-      // A persistent context's id is learned from its first page (guard, below).
+    // What this handle gates of the targets its context opens: every page of a gated context, a
+    // gated page's popups (and theirs); shared workers of either's context.
+    const wants = (t: TargetInfo): boolean =>
+      t.browserContextId !== undefined &&
+      contexts.has(t.browserContextId) &&
+      (t.type === 'shared_worker' || (t.type === 'page' && (!isPage || (t.openerId !== undefined && claims.has(t.openerId)))));
+    const adopt = (targetId: string, channel: Channel) => claimTarget(targetId, channel, null);
+    if (inThisProcess(context)) {
+      // New targets are held at creation until their session is ready (page-watch.ts); each
+      // page's own session decides its documents. A persistent context's id is learned from its
+      // first page (guard, below).
       const contextId = directContextId(context);
       if (contextId !== null) contexts.add(contextId);
-      unregister = await watchNewPages(context, {
-        disposed: () => handle.disposed,
-        contexts,
-        claims,
-        adopt: (targetId, channel) => claimTarget(targetId, channel, null),
-      });
+      unregister = await watchNewPages(context, { disposed: () => handle.disposed, wants, claims, adopt });
     }
     if (!unregister) {
       // Playwright elsewhere: documents, and new pages' first documents, at the browser level.
@@ -211,13 +209,16 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
         disposed: () => handle.disposed,
         userAgent,
         claims,
-        adopt: isPage ? null : (targetId, channel) => claimTarget(targetId, channel, null),
+        wants,
+        adopt,
         contexts,
         settled: () => Promise.allSettled([...pages.values()]),
       });
       documentsElsewhere = unregister !== null;
     }
     if (isPage) {
+      // Its popups are gated from their creation (above); this names their page once Playwright has it.
+      (target as Page).on('popup', onPage);
       await guard(target as Page);
       return handle;
     }

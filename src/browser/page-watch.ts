@@ -1,7 +1,8 @@
-// New pages of a gated context (context.newPage(), window.open, a link with target=_blank) are
-// gated from their creation: one browser-level session auto-attaches to every new target with
-// `waitForDebuggerOnStart`, so a new page waits, before its first request, until its own session
-// has Fetch enabled. RFC 9309 §2.2.2 holds for a popup's first URL as for any.
+// New pages of a gated context (context.newPage(), window.open, a link with target=_blank), a
+// gated page's popups, and shared workers of a gated page's context are gated from their
+// creation: one browser-level session auto-attaches to every new target with
+// `waitForDebuggerOnStart`, so a new target waits, before its first request, until its own
+// session has Fetch enabled. RFC 9309 §2.2.2 holds for a popup's first URL as for any.
 //
 // This replaces a browser-level Fetch interception of documents (document-gate.ts, still used
 // when Playwright runs elsewhere): any Fetch pattern makes Chromium route every request of every
@@ -11,28 +12,30 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { Channel } from './channel.js';
 import { directBrowserSession, type BrowserSession } from './direct-session.js';
-import type { Claim } from './claim.js';
+import type { Claim, TargetInfo } from './claim.js';
 
-/** What one gateContext handle gives the watch. */
+/** What one gatePage / gateContext handle gives the watch. */
 export interface PageOwner {
   disposed(): boolean;
-  /** DevTools ids of the contexts the handle gates whole. */
-  readonly contexts: Set<string>;
+  /** Whether the handle gates this new target (a page of its context, its page's popup, …). */
+  wants(target: TargetInfo): boolean;
   /** The handle's gated targets by targetId. */
   readonly claims: Map<string, Claim>;
-  /** Gate the new page `targetId` over `channel`. */
+  /** Gate the new target `targetId` over `channel`. */
   adopt(targetId: string, channel: Channel): Claim;
 }
 
 interface AttachedToTarget {
   sessionId: string;
-  targetInfo: { targetId: string; type: string; browserContextId?: string };
+  targetInfo: TargetInfo;
   waitingForDebugger: boolean;
 }
 
 class PageWatch {
   private readonly owners = new Set<PageOwner>();
   private enabled: Promise<unknown> | null = null;
+  /** Targets this watch attaches to itself (for a second owner): their attach events are its own. */
+  private readonly attaching = new Set<string>();
 
   constructor(private readonly session: BrowserSession) {
     session.on('Target.attachedToTarget', (e: AttachedToTarget) => void this.onAttached(e));
@@ -52,31 +55,33 @@ class PageWatch {
   }
 
   private async onAttached(e: AttachedToTarget): Promise<void> {
+    const info = e.targetInfo;
+    if (this.attaching.has(info.targetId) && !e.waitingForDebugger) return;
     const child = this.session.child(e.sessionId);
-    const { targetId, type, browserContextId } = e.targetInfo;
-    // Targets that exist already (pages gated by their own guard), other contexts' pages, and
-    // targets that are not pages (a service worker is blocked by the gated context; a dedicated
-    // worker or an iframe is attached by its page's session) go on at once.
-    const owners =
-      e.waitingForDebugger && type === 'page' && browserContextId !== undefined
-        ? [...this.owners].filter((o) => !o.disposed() && o.contexts.has(browserContextId))
-        : [];
+    // Targets that exist already (gated by their handles' own guard), targets nobody here gates,
+    // and targets that are not pages or shared workers (a service worker is blocked by the gated
+    // context; a dedicated worker or an iframe is attached by its page's session) go on at once.
+    const owners = e.waitingForDebugger ? [...this.owners].filter((o) => !o.disposed() && o.wants(info)) : [];
     if (!owners.length) {
       await child.send('Runtime.runIfWaitingForDebugger').catch(() => {});
       await child.detach();
       return;
     }
-    // The first owner gates over the session that holds the page; any other over one of its own.
+    const { targetId } = info;
+    // The first owner gates over the session that holds the target; any other over one of its own.
     const claims = await Promise.all(
       owners.map(async (o, i) => {
         const known = o.claims.get(targetId);
         if (known) return known;
         if (i === 0) return o.adopt(targetId, child);
+        this.attaching.add(targetId);
         try {
           const { sessionId } = await this.session.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
           return o.claims.get(targetId) ?? o.adopt(targetId, this.session.child(sessionId));
         } catch {
           return null; // the target went away meanwhile
+        } finally {
+          this.attaching.delete(targetId);
         }
       }),
     );
@@ -85,7 +90,7 @@ class PageWatch {
       await child.send('Runtime.runIfWaitingForDebugger').catch(() => {});
       return;
     }
-    // Fail closed: a page that could not be gated never runs.
+    // Fail closed: a target that could not be gated never runs.
     await this.session.send('Target.closeTarget', { targetId }).catch(() => {});
   }
 }
@@ -97,7 +102,7 @@ const watches = new WeakMap<Browser | BrowserContext, Promise<PageWatch | null>>
  * @returns an unregister function; null when Playwright does not run in this process (no
  *  server-side session): document-gate.ts covers new pages then.
  */
-export async function watchNewPages(context: BrowserContext, owner: PageOwner): Promise<(() => void) | null> {
+export async function watchNewPages(context: BrowserContext, owner: PageOwner): Promise<(() => Promise<void>) | null> {
   // One watch per browser; a persistent context is a browser of its own (its `browser()` is null).
   const key = context.browser() ?? context;
   let pending = watches.get(key);
@@ -108,5 +113,5 @@ export async function watchNewPages(context: BrowserContext, owner: PageOwner): 
   const watch = await pending;
   if (!watch) return null;
   await watch.add(owner);
-  return () => watch.remove(owner);
+  return async () => watch.remove(owner);
 }

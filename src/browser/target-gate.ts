@@ -70,6 +70,8 @@ export async function gateTarget(channel: Channel, o: TargetGateOptions): Promis
   const last = new Map<string, string>();
   const frames = o.frames;
   const children: Array<() => Promise<void>> = [];
+  // Requests paused and not yet let go or failed: Fetch.disable would release them unchecked.
+  const inflight = new Set<Promise<void>>();
 
   const onPaused = (e: RequestPaused): void => {
     const url = e.request.url;
@@ -88,7 +90,13 @@ export async function gateTarget(channel: Channel, o: TargetGateOptions): Promis
     last.set(key, url);
     if (last.size > 10_000) last.delete(last.keys().next().value!);
     // A warm origin decides without I/O: the promise is settled and only microtasks run here.
-    o.decide(url).then((v) => settle(e, url, from, v));
+    const decided = o
+      .decide(url)
+      .then((v) => settle(e, url, from, v))
+      // settle() threw before answering: the request must not wait for ever, nor go out unchecked.
+      .catch(() => void channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {}));
+    inflight.add(decided);
+    void decided.finally(() => inflight.delete(decided));
   };
 
   const settle = (e: RequestPaused, url: string, from: string | null, v: Verdict): void => {
@@ -164,6 +172,7 @@ export async function gateTarget(channel: Channel, o: TargetGateOptions): Promis
     channel.off('Target.attachedToTarget', onAttached);
     await Promise.all(children.map((stop) => stop()));
     await channel.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: false }).catch(() => {});
+    await Promise.allSettled([...inflight]);
     await channel.send('Fetch.disable').catch(() => {});
     channel.children.stop();
   };

@@ -1,6 +1,7 @@
-// Four loopback origins for the browser tests: a page, and three origins the page pulls a
-// script, a stylesheet, an image and a fetch() from: one disallows those paths, one answers
-// robots.txt with 503 (unreachable: all disallowed, RFC 9309 §2.3.1.4), one allows.
+// Loopback origins for the browser tests: a page, and three origins the page pulls a script, a
+// stylesheet, an image and a fetch() from: one disallows those paths, one answers robots.txt
+// with 503 (unreachable: all disallowed, RFC 9309 §2.3.1.4), one allows; and one whose robots.txt
+// is slow to answer.
 // Each origin is its own server on 127.0.0.1 with its own port, so the browser, Node and the
 // gate all reach them without any name mapping.
 import type http from 'node:http';
@@ -13,6 +14,7 @@ export interface Origins {
   disallowing: VirtualHosts;
   unreachable: VirtualHosts;
   allowing: VirtualHosts;
+  slow: VirtualHosts;
   url(server: VirtualHosts, path: string): string;
   close(): Promise<void>;
 }
@@ -64,6 +66,8 @@ export async function startOrigins(): Promise<Origins> {
   const disallowing = await startVirtualHosts({ [H]: assets({ status: 200, body: 'User-agent: *\nDisallow: /assets/\nDisallow: /api/\n' }, 150) });
   const unreachable = await startVirtualHosts({ [H]: assets({ status: 503, body: 'down for maintenance' }, 150) });
   const allowing = await startVirtualHosts({ [H]: assets({ status: 200, body: 'User-agent: *\nDisallow: /private/\n' }, 150) });
+  // Its robots.txt takes 1.5 s: requests wait for their decision that long.
+  const slow = await startVirtualHosts({ [H]: assets({ status: 200, body: 'User-agent: *\nDisallow: /assets/\n' }, 1_500) });
   const url = (server: VirtualHosts, path: string) => `${server.origin(H)}${path}`;
   const page = await startVirtualHosts({
     [H]: (req, res) => {
@@ -79,6 +83,11 @@ export async function startOrigins(): Promise<Origins> {
           `<!doctype html><iframe src="${url(disallowing, '/assets/frame.html')}"></iframe><iframe id="ok" src="${url(allowing, '/public/frame.html')}"></iframe>` +
             `<script>window.worker = new Promise((resolve) => { const w = new Worker(URL.createObjectURL(new Blob([${JSON.stringify(worker)}], { type: 'text/javascript' }))); w.onmessage = (e) => resolve(e.data) })</script>`,
         );
+      }
+      if (path === '/shared-worker.js') {
+        // A shared worker is a target of its own, outside its page's session.
+        const to = JSON.stringify(url(disallowing, '/api/shared.json'));
+        return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(`fetch(${to}).catch(() => {});`);
       }
       if (path === '/with-redirects') {
         // Subresources whose first URL is allowed and whose redirect goes where robots.txt says no
@@ -97,9 +106,10 @@ export async function startOrigins(): Promise<Origins> {
     disallowing,
     unreachable,
     allowing,
+    slow,
     url,
     close: async () => {
-      await Promise.all([page.close(), disallowing.close(), unreachable.close(), allowing.close()]);
+      await Promise.all([page.close(), disallowing.close(), unreachable.close(), allowing.close(), slow.close()]);
     },
   };
 }

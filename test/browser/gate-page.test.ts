@@ -191,6 +191,63 @@ describe.each(modes)('%s', (_, open) => {
         await context.close();
       }
     });
+
+    test("gatePage gates the page's popups too (and theirs), not only the page", async () => {
+      const gate = new RobotsGate({ userAgent: UA });
+      const context = await browser.newContext({ userAgent: UA, serviceWorkers: 'block' });
+      try {
+        const page = await context.newPage();
+        const handle = await gatePage(page, gate);
+        await page.goto(o.url(o.page, '/'));
+        const target = o.url(o.disallowing, '/assets/gatepage-popup.html');
+        const blocked = new Promise<GatedRequest>((resolve) => handle.on('blocked', (b) => b.url === target && resolve(b)));
+        await page.evaluate((u) => void window.open(u), target);
+        expect((await blocked).isNavigation).toBe(true);
+        expect(paths(o.disallowing, '/assets/gatepage-popup.html')).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('two handles on one context: both gate a new page, and nothing breaks', async () => {
+      const [g1, g2] = [new RobotsGate({ userAgent: UA }), new RobotsGate({ userAgent: UA })];
+      const { context, handle } = await newGatedContext(browser, g1);
+      try {
+        const second = await gateContext(context, g2);
+        const page = await context.newPage();
+        const disallowed = o.url(o.allowing, '/private/two-handles.html');
+        await expect(page.goto(disallowed)).rejects.toThrow(/ERR_BLOCKED_BY_CLIENT/);
+        // Chromium asks the handles' sessions in turn: the first to block ends the request.
+        expect([...handle.blocked, ...second.blocked].map((b) => b.url)).toContain(disallowed);
+        const next = await context.newPage();
+        await next.goto(o.url(o.allowing, '/public/two-handles.html'));
+        expect(await next.textContent('p')).toBe('/public/two-handles.html');
+        expect(paths(o.allowing, '/private/two-handles.html')).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('dispose() while a decision is pending: the request is still decided, not let go unchecked', async () => {
+      const gate = new RobotsGate({ userAgent: UA });
+      const context = await browser.newContext({ userAgent: UA, serviceWorkers: 'block' });
+      try {
+        const page = await context.newPage();
+        const handle = await gatePage(page, gate);
+        await page.goto(o.url(o.allowing, '/public/bare.html'));
+        const late = o.url(o.slow, '/assets/late.png');
+        const blocked = new Promise<GatedRequest>((resolve) => handle.on('blocked', (b) => b.url === late && resolve(b)));
+        // The image's origin answers robots.txt only after 1.5 s; dispose() comes meanwhile.
+        await page.evaluate((u) => void document.body.append(Object.assign(document.createElement('img'), { src: u })), late);
+        await new Promise((r) => setTimeout(r, 300));
+        await handle.dispose();
+        expect((await blocked).decision?.reason).toBe('disallowed-by-rule');
+        expect(o.slow.requests(H, '/robots.txt')).toHaveLength(1);
+        expect(paths(o.slow, '/assets/late.png')).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   });
 });
 
@@ -218,6 +275,28 @@ describe('gateContext on a persistent context (a profile directory)', () => {
       await gate.close();
       await o.close();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('shared workers (Playwright in this process)', () => {
+  test("a shared worker of a gated context is gated from its start: its disallowed fetch never leaves", async () => {
+    const o = await startOrigins();
+    const browser = await launchChromium();
+    const gate = new RobotsGate({ userAgent: UA });
+    try {
+      const { context, handle } = await newGatedContext(browser, gate);
+      const page = await context.newPage();
+      await page.goto(o.url(o.page, '/nothing-else'));
+      const target = o.url(o.disallowing, '/api/shared.json');
+      const blocked = new Promise<GatedRequest>((resolve) => handle.on('blocked', (b) => b.url === target && resolve(b)));
+      await page.evaluate((u) => void new SharedWorker(u), o.url(o.page, '/shared-worker.js'));
+      expect((await blocked).decision?.reason).toBe('disallowed-by-rule');
+      expect(o.disallowing.requests(H, '/api/shared.json')).toEqual([]);
+    } finally {
+      await browser.close();
+      await gate.close();
+      await o.close();
     }
   });
 });
