@@ -185,6 +185,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
 
   return (async () => {
     await target.routeWebSocket(() => true, onWebSocket);
+    await target.addInitScript(NO_SPECULATION_RULES);
     const context = isPage ? (target as Page).context() : (target as BrowserContext);
     // What this handle gates of the targets its context opens: every page of a gated context, a
     // gated page's popups (and theirs); shared workers of either's context.
@@ -227,6 +228,17 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
     return handle;
   })();
 }
+
+/**
+ * Speculation rules (`<script type=speculationrules>`) make Chromium prefetch or prerender pages
+ * from its browser process, where no DevTools session intercepts them: those requests would leave
+ * unchecked. The rules are taken out of every gated document as they are inserted, before Chromium
+ * acts on them (it does so in a later microtask; a removed rule set cancels its candidates).
+ */
+const NO_SPECULATION_RULES = `new MutationObserver((records) => {
+  for (const r of records) for (const n of r.addedNodes)
+    if (n.nodeName === 'SCRIPT' && String(n.type).trim().toLowerCase() === 'speculationrules') n.remove();
+}).observe(document, { childList: true, subtree: true });`;
 
 /** Pages being gated (gatePage or gateContext), each with when its gating started. */
 const guarded = new WeakMap<Page, Promise<void>>();

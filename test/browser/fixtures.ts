@@ -84,6 +84,13 @@ export async function startOrigins(): Promise<Origins> {
             `<script>window.worker = new Promise((resolve) => { const w = new Worker(URL.createObjectURL(new Blob([${JSON.stringify(worker)}], { type: 'text/javascript' }))); w.onmessage = (e) => resolve(e.data) })</script>`,
         );
       }
+      if (path === '/speculation') {
+        // Speculation rules: Chromium would prefetch and prerender these from its browser process.
+        const rules = { prefetch: [{ source: 'list', urls: [url(allowing, '/private/prefetch.html')] }], prerender: [{ source: 'list', urls: [url(allowing, '/private/prerender.html')] }] };
+        return void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<!doctype html><p>speculation</p><script type="speculationrules">${JSON.stringify(rules)}</script>`);
+      }
       if (path === '/shared-worker.js') {
         // A shared worker is a target of its own, outside its page's session.
         const to = JSON.stringify(url(disallowing, '/api/shared.json'));

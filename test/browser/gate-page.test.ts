@@ -209,6 +209,20 @@ describe.each(modes)('%s', (_, open) => {
       }
     });
 
+    test('inline speculation rules cannot make the browser prefetch or prerender past the gate', async () => {
+      const gate = new RobotsGate({ userAgent: UA });
+      const { context } = await newGatedContext(browser, gate);
+      try {
+        const page = await context.newPage();
+        await page.goto(o.url(o.page, '/speculation'));
+        expect(await page.textContent('p')).toBe('speculation');
+        await new Promise((r) => setTimeout(r, 1_500));
+        expect(paths(o.allowing).filter((p) => p.startsWith('/private/'))).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
     test('two handles on one context: both gate a new page, and nothing breaks', async () => {
       const [g1, g2] = [new RobotsGate({ userAgent: UA }), new RobotsGate({ userAgent: UA })];
       const { context, handle } = await newGatedContext(browser, g1);
