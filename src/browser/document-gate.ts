@@ -22,7 +22,7 @@ export interface DocumentOwner {
   userAgent: string | undefined;
   /** The handle's gated targets by targetId (a page's main frame id is its targetId). */
   claims: Map<string, Claim>;
-  /** For a context's handle: gate a new page of the context over `channel`. */
+  /** Gate a new page the handle `wants` over `channel`. */
   adopt: (targetId: string, channel: Channel) => Claim;
   /** Whether the handle gates this new page (one of its context's, its page's popup). */
   wants(target: TargetInfo): boolean;

@@ -3,9 +3,10 @@
 // fetch() on another origin is governed by that origin's robots.txt (§2.2.2), so each is checked.
 // Requests are paused over DevTools (Fetch domain, target-gate.ts), one session per page, which
 // also pauses every redirect hop. With Playwright in this process the page's session decides its
-// documents too, and a context's new pages (popups included) are held at creation until their
-// session is ready (page-watch.ts). With Playwright elsewhere (connect) documents are decided by one
-// browser-level session instead (document-gate.ts), which catches new pages at their first navigation.
+// documents too, and new targets a handle gates (a gated context's pages, a gated page's popups,
+// their shared workers) are held at creation until their session is ready (page-watch.ts). With
+// Playwright elsewhere (connect) documents are decided by one browser-level session instead
+// (document-gate.ts), which catches new pages at their first navigation.
 import { EventEmitter } from 'node:events';
 import diagnostics from 'node:diagnostics_channel';
 import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
