@@ -40,6 +40,11 @@ interface RequestPaused {
   frameId: string;
   resourceType: string;
   request: { url: string; method: string; headers: Record<string, string> };
+  /** Set when paused at the Response stage (documents only, see below). */
+  responseStatusCode?: number;
+  responseStatusText?: string;
+  responseErrorReason?: string;
+  responseHeaders?: Array<{ name: string; value: string }>;
 }
 
 interface AttachedToTarget {
@@ -75,6 +80,7 @@ export async function gateTarget(channel: Channel, o: TargetGateOptions): Promis
 
   const onPaused = (e: RequestPaused): void => {
     const url = e.request.url;
+    if (e.responseStatusCode !== undefined || e.responseErrorReason !== undefined) return void withoutSpeculationRules(channel, e);
     if (o.disposed() || !HTTP.test(url) || (o.documentsElsewhere && e.resourceType === 'Document')) {
       channel.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {});
       return;
@@ -153,7 +159,13 @@ export async function gateTarget(channel: Channel, o: TargetGateOptions): Promis
   channel.on('Target.attachedToTarget', onAttached);
   // Sent together, handled in order: the target's requests pause from the first command on, and
   // its children are attached before any of them can run (each waits for the debugger).
-  const enabled = channel.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+  const enabled = channel.send('Fetch.enable', {
+    patterns: [
+      { urlPattern: '*', requestStage: 'Request' },
+      // Documents pause once more with their response: see withoutSpeculationRules.
+      { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
+    ],
+  });
   const attaching = channel.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false }).catch(() => {});
   // Frame URLs name the page a blocked request belonged to (Page exists on frame targets only);
   // not waited for: a paused navigation may hold them.
@@ -176,6 +188,26 @@ export async function gateTarget(channel: Channel, o: TargetGateOptions): Promis
     await channel.send('Fetch.disable').catch(() => {});
     channel.children.stop();
   };
+}
+
+/**
+ * Lets a document's response go on without its `Speculation-Rules` header. The rule set that
+ * header names would have Chromium prefetch or prerender pages from its browser process, outside
+ * every session's interception (gate-page.ts removes inline rule sets). The document itself was
+ * decided at its request.
+ */
+function withoutSpeculationRules(channel: Channel, e: RequestPaused): void {
+  const headers = e.responseHeaders ?? [];
+  const kept = headers.filter((h) => h.name.toLowerCase() !== 'speculation-rules');
+  if (e.responseErrorReason !== undefined || kept.length === headers.length) {
+    channel.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {});
+    return;
+  }
+  // Headers changed: DevTools wants the status along with them.
+  const status = { responseCode: e.responseStatusCode, ...(e.responseStatusText ? { responsePhrase: e.responseStatusText } : {}) };
+  channel
+    .send('Fetch.continueResponse', { requestId: e.requestId, ...status, responseHeaders: kept })
+    .catch(() => channel.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {}));
 }
 
 interface FrameTree {

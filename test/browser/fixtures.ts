@@ -88,8 +88,12 @@ export async function startOrigins(): Promise<Origins> {
         // Speculation rules: Chromium would prefetch and prerender these from its browser process.
         const rules = { prefetch: [{ source: 'list', urls: [url(allowing, '/private/prefetch.html')] }], prerender: [{ source: 'list', urls: [url(allowing, '/private/prerender.html')] }] };
         return void res
-          .writeHead(200, { 'content-type': 'text/html' })
+          .writeHead(200, { 'content-type': 'text/html', 'speculation-rules': '"/speculation-rules.json"' })
           .end(`<!doctype html><p>speculation</p><script type="speculationrules">${JSON.stringify(rules)}</script>`);
+      }
+      if (path === '/speculation-rules.json') {
+        const rules = { prefetch: [{ source: 'list', urls: [url(allowing, '/private/from-header.html')] }] };
+        return void res.writeHead(200, { 'content-type': 'application/speculationrules+json' }).end(JSON.stringify(rules));
       }
       if (path === '/shared-worker.js') {
         // A shared worker is a target of its own, outside its page's session.
