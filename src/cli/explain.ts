@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { parseHttpUrl } from '../fetcher/url.js';
 import type { Decision } from '../gate/types.js';
 import { decodeRobotsText, parseRobotsTxt, productToken } from '../parser/index.js';
+import { compilePattern } from '../parser/pattern.js';
 import type { MatchResult, RobotsTxt } from '../parser/types.js';
 import { printable } from './lint.js';
 import { FetchingSource, readRobotsFile } from './robots-source.js';
@@ -101,7 +102,7 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
       return fail(`cannot read --robots-file ${opts.robotsFile}: ${(e as Error).message}`, EXPLAIN_EXIT.unreadable);
     }
     const m = robots.check(url, token);
-    const s = sentence(url, token, m);
+    const s = sentence(url, token, m, undefined, robots);
     emit(`${render(decodeRobotsText(text), robots, m, context)}\n${printable(s)}\n`, {
       ...verdict(m),
       source: { robotsFile: opts.robotsFile },
@@ -124,7 +125,7 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
     if (body !== undefined && (d.reason === 'allowed-by-rule' || d.reason === 'disallowed-by-rule' || d.reason === 'no-matching-rule' || d.reason === 'overridden')) {
       const robots = parseRobotsTxt(body, { url: p.finalUrl });
       const m = robots.check(url, token);
-      const s = sentence(url, token, m, d);
+      const s = sentence(url, token, m, d, robots);
       emit(`${head}${render(body, robots, m, context)}\n${printable(s)}\n`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s });
     } else {
       const s = sentence(url, token, null, d);
@@ -184,7 +185,24 @@ function render(text: string, robots: RobotsTxt, m: MatchResult, context: number
   return out.join('\n') + '\n';
 }
 
-function sentence(url: URL, token: string, m: MatchResult | null, d?: Decision): string {
+/** Did a disallow rule as long as the deciding allow rule also match? Only then did "allow wins a
+ *  tie" decide anything; the match result names the winner alone, so the group's disallow rules of
+ *  equal priority are each matched on their own. */
+function tiedDisallow(url: URL, robots: RobotsTxt, m: MatchResult): boolean {
+  if (!m.group || !m.rule || m.rule.type !== 'allow') return false;
+  const priority = compilePattern(m.rule.pattern).priority;
+  const starts = new Set(m.group.lines);
+  for (const g of robots.groups) {
+    if (!g.userAgents.some((ua) => starts.has(ua.line))) continue;
+    for (const r of g.rules) {
+      if (r.type !== 'disallow' || compilePattern(r.pattern).priority !== priority) continue;
+      if (!parseRobotsTxt(`User-agent: *\nDisallow: ${r.pattern}\n`).check(url, 'robots-gate').allowed) return true;
+    }
+  }
+  return false;
+}
+
+function sentence(url: URL, token: string, m: MatchResult | null, d?: Decision, robots?: RobotsTxt): string {
   const target = url.pathname + url.search;
   if (d && !m) {
     switch (d.reason) {
@@ -206,7 +224,8 @@ function sentence(url: URL, token: string, m: MatchResult | null, d?: Decision):
   if (!r.group) return `Allowed: no group names "${token}" and there is no "*" group, so no rule applies (RFC 9309 §2.2.1).`;
   if (!r.rule) return `Allowed: no rule in ${group} matches ${target} (RFC 9309 §2.2.2).`;
   const written = `"${r.rule.type === 'allow' ? 'Allow' : 'Disallow'}: ${r.rule.pattern}" on line ${r.rule.line}`;
+  const tie = robots && tiedDisallow(url, robots, r) ? '; allow wins a tie' : '';
   return r.allowed
-    ? `Allowed: ${written} is the longest rule in ${group} matching ${target} (RFC 9309 §2.2.2; allow wins a tie).`
+    ? `Allowed: ${written} is the longest rule in ${group} matching ${target} (RFC 9309 §2.2.2${tie}).`
     : `Disallowed: ${written} is the longest rule in ${group} matching ${target} (RFC 9309 §2.2.2).${over}`;
 }

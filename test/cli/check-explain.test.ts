@@ -80,6 +80,28 @@ describe('robots-gate explain', () => {
     expect(r.stdout).toMatch(/Disallowed: "Disallow: \/private" on line 7 is the longest rule in the group for "TestBot" \(line 5\) matching \/private\/secret/);
   });
 
+  it('says "allow wins a tie" only when a disallow rule of the same length also matched', async () => {
+    const longer = path.join(dir, 'longer.txt');
+    fs.writeFileSync(longer, 'User-agent: *\nDisallow: /a\nAllow: /a/b\n');
+    const plain = await runCli(['explain', 'http://x.test/a/b/c', '--user-agent', 'TestBot/1.0', '--robots-file', longer]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain('Allowed: "Allow: /a/b" on line 3 is the longest rule in the group for "*" (line 1) matching /a/b/c (RFC 9309 §2.2.2).');
+    expect(plain.stdout).not.toMatch(/tie/);
+
+    // /a* and /a/ are both three octets long: the tie is real, so the rule that broke it is named.
+    const tied = path.join(dir, 'tied.txt');
+    fs.writeFileSync(tied, 'User-agent: *\nDisallow: /a*\nAllow: /a/\n');
+    const tie = await runCli(['explain', 'http://x.test/a/b', '--user-agent', 'TestBot/1.0', '--robots-file', tied]);
+    expect(tie.code).toBe(0);
+    expect(tie.stdout).toContain('Allowed: "Allow: /a/" on line 3 is the longest rule in the group for "*" (line 1) matching /a/b (RFC 9309 §2.2.2; allow wins a tie).');
+
+    // A disallow rule of the same length that does not match the URL is no tie.
+    const other = path.join(dir, 'other.txt');
+    fs.writeFileSync(other, 'User-agent: *\nDisallow: /c/\nAllow: /a/\n');
+    const none = await runCli(['explain', 'http://x.test/a/b', '--user-agent', 'TestBot/1.0', '--robots-file', other, '--json']);
+    expect(JSON.parse(none.stdout).sentence).toBe('Allowed: "Allow: /a/" on line 3 is the longest rule in the group for "*" (line 1) matching /a/b (RFC 9309 §2.2.2).');
+  });
+
   it('fetches the robots.txt when no file is given, and explains an unreachable one', async () => {
     const ok = await runCli(['explain', `${v.origin('a.test')}/private/ok`, '--user-agent', 'TestBot/1.0', ...resolveArgs()]);
     expect(ok.code).toBe(0);
