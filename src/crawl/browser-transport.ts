@@ -87,13 +87,24 @@ export class BrowserTransport implements DocumentTransport {
     const renderable =
       !last.blocked && last.status !== null && last.status >= 200 && last.status < 300 && !result.truncated && HTML.test(last.headers['content-type'] ?? '');
     if (!renderable || options.signal?.aborted) return result;
-    const html = await this.render(last, result.body);
-    return html === null ? result : { ...result, body: html };
+    const rendered = await this.render(last, result.body);
+    return {
+      ...result,
+      ...(rendered.html ? { body: rendered.html } : {}),
+      ...(rendered.hostEndMs !== null ? { hostEndedAt: Math.max(last.endedAt, rendered.hostEndMs) } : {}),
+    };
   }
 
-  /** Renders `body` as the document at `hop.url`; null when the browser could not (the HTTP
-   *  body is kept then). */
-  private async render(hop: Hop, body: Uint8Array): Promise<Uint8Array | null> {
+  /** Renders `body` as the document at `hop.url`: the rendered HTML (null when the browser could
+   *  not: the HTTP body is kept then), and when the last request the page sent to its own host
+   *  ended (epoch ms; null when it sent none). */
+  private async render(hop: Hop, body: Uint8Array): Promise<{ html: Uint8Array | null; hostEndMs: number | null }> {
+    let hostEndMs: number | null = null;
+    const html = await this.renderPage(hop, body, (ms) => (hostEndMs = Math.max(hostEndMs ?? 0, ms)));
+    return { html, hostEndMs };
+  }
+
+  private async renderPage(hop: Hop, body: Uint8Array, sentToHost: (endedAtMs: number) => void): Promise<Uint8Array | null> {
     const pageUrl = hop.url;
     let page: Page | undefined;
     const pending: Pending[] = [];
@@ -148,6 +159,8 @@ export class BrowserTransport implements DocumentTransport {
       closed();
       const rows = await Promise.all(pending.map(async (p) => this.row(p.entry, pageUrl, await p.done)));
       for (const row of rows.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) this.o.audit.recordAttempt(row);
+      const host = hostOf(pageUrl);
+      for (const row of rows) if (row.host === host && row.outcome !== 'blocked') sentToHost(Date.parse(row.endedAt));
     }
   }
 

@@ -465,7 +465,8 @@ export class CrawlJob {
     if (result.redirectTo && !retry) await this.scheduleRedirect(url, result.redirectTo, (this.redirects.get(url)?.depth ?? 0) + 1);
 
     const sent = result.hops.some((h) => !h.blocked);
-    const endedAt = last.endedAt;
+    // The host's interval runs from its last response, a rendered page's subresources included.
+    const endedAt = Math.max(last.endedAt, result.hostEndedAt ?? 0);
     if (backoff) {
       const after = retryAfterMs(last.headers['retry-after'], endedAt) ?? this.o.defaultBackoffMs;
       const notBefore = endedAt + Math.min(after, this.o.maxBackoffMs);

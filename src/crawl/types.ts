@@ -37,6 +37,10 @@ export interface TransportResult {
   /** Set when the fetch stopped at a 3xx the transport was told not to follow: the absolute
    *  target, for the caller to schedule as a request of its own (under its host's politeness). */
   readonly redirectTo?: string | null;
+  /** When the last request to the document's host made while handling it ended (epoch ms), when
+   *  that is after the last hop (a rendered page's own subresources): the host's interval counts
+   *  from then. */
+  readonly hostEndedAt?: number;
 }
 
 export interface TransportFetchOptions {

@@ -85,3 +85,35 @@ test('crawl --browser without Chromium: a clear error naming the package, exit 2
   expect(res.code).toBe(2);
   expect(res.stderr).toMatch(/no Chromium at \/nonexistent\/chromium: install Debian's chromium package/);
 });
+
+test("crawl --browser: a host's interval counts from the page's last request to it, its own subresources included", async () => {
+  const slow = await startVirtualHosts({
+    'own.test': async (req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+      if (req.url === '/style.css') {
+        // The page's own stylesheet ends well after the page did.
+        await new Promise((r) => setTimeout(r, 400));
+        return void res.writeHead(200, { 'content-type': 'text/css' }).end('h1 { color: red }');
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><link rel="stylesheet" href="/style.css"><h1>${req.url}</h1>`);
+    },
+  });
+  try {
+    const origin = `http://own.test:${slow.port}`;
+    const list = path.join(dir, 'own.txt');
+    fs.writeFileSync(list, `${origin}/one\n${origin}/two\n`);
+    const res = await runCli(
+      ['crawl', list, '--user-agent', 'RenderBot/1.0', '--out', path.join(dir, 'own'), '--min-interval', '700', '--browser', ...slow.resolve.flatMap((r) => ['--resolve', r])],
+      { timeoutMs: 60_000 },
+    );
+    expect(res.code).toBe(0);
+    // At the server: /two waited the 700 ms floor after /one's stylesheet ended, not after /one.
+    const seen = slow.requests('own.test');
+    const css = seen.filter((r) => r.path === '/style.css');
+    const two = seen.find((r) => r.path === '/two')!;
+    expect(css.length).toBeGreaterThanOrEqual(1);
+    expect(two.startedAt - css[0]!.endedAt!).toBeGreaterThanOrEqual(700 - 5);
+  } finally {
+    await slow.close();
+  }
+});
