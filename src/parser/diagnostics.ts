@@ -51,8 +51,11 @@ function message(code: DiagnosticCode, severity: Severity, d: string): string {
       return `Unknown directive "${d}"; the line was ignored.`;
     case 'misspelled-directive':
       return `"${d}" is a misspelling; it was accepted as "${canonical(d)}".`;
-    case 'missing-colon':
-      return `"${d}" is not followed by a colon; the line was read as "${d}: value".`;
+    case 'missing-colon': {
+      const cut = d.indexOf('\n');
+      const key = d.slice(0, cut);
+      return `"${key}" is not followed by a colon; the line was read as "${key}: ${d.slice(cut + 1)}".`;
+    }
     case 'invalid-line':
       return 'The line is not "key: value"; it was ignored.';
     case 'rule-outside-group':

@@ -49,6 +49,7 @@ class ModelBuilder implements LineHandler, Model {
   readonly ruleLines = new IntList();
   readonly sitemaps: string[] = [];
   private current: GroupRecord | null = null;
+  private readonly lenientKinds: Leniency[] = [];
 
   constructor(
     readonly text: string,
@@ -58,6 +59,7 @@ class ModelBuilder implements LineHandler, Model {
   ) {}
 
   directive(key: Key, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, line: number, lineStart: number): void {
+    if (this.lenientKinds.length) this.logLenient(keyStart, keyEnd, valueStart, valueEnd, line, lineStart);
     const text = this.text;
     const keyColumn = keyStart - lineStart + 1;
     const valueColumn = valueStart - lineStart + 1;
@@ -163,10 +165,20 @@ class ModelBuilder implements LineHandler, Model {
     this.log.add('relative-sitemap', 'error', line, column, value);
   }
 
-  lenient(kind: Leniency, keyStart: number, keyEnd: number, line: number, lineStart: number): void {
+  lenient(kind: Leniency): void {
+    // The missing-colon message quotes the value, which only `directive` (always called next) is
+    // given: both are logged there, in the order they came.
+    this.lenientKinds.push(kind);
+  }
+
+  private logLenient(keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, line: number, lineStart: number): void {
     const rawKey = this.text.slice(keyStart, keyEnd);
-    if (kind === Leniency.Misspelled) this.log.add('misspelled-directive', 'warning', line, keyStart - lineStart + 1, rawKey);
-    else this.log.add('missing-colon', 'warning', line, keyEnd - lineStart + 1, rawKey);
+    for (const kind of this.lenientKinds) {
+      if (kind === Leniency.Misspelled) this.log.add('misspelled-directive', 'warning', line, keyStart - lineStart + 1, rawKey);
+      // Neither part holds a line break, so one separates them.
+      else this.log.add('missing-colon', 'warning', line, keyEnd - lineStart + 1, `${rawKey}\n${this.text.slice(valueStart, valueEnd)}`);
+    }
+    this.lenientKinds.length = 0;
   }
 
   invalid(line: number, column: number): void {

@@ -88,6 +88,34 @@ describe.concurrent('lint: one test per diagnostic', () => {
     expect(r.code).toBe(1);
   });
 
+  it('missing-colon quotes the line as it was read, with its value, for every directive', async () => {
+    const r = await lintJson(
+      file(
+        'no-colon.txt',
+        'User-agent *\nAllow /b # the comment is not part of the value\nDisallow /a\nCrawl-delay 5\nSitemap /s.xml\nDissallow /c\n',
+      ),
+      ['--url', 'https://example.com/robots.txt'],
+    );
+    // A URL with its scheme has a colon of its own, so the Sitemap line here is a relative path.
+    expect(r.diagnostics.filter((d) => d.code !== 'relative-sitemap').map((d) => [d.line, d.code, d.message])).toEqual([
+      [1, 'missing-colon', '"User-agent" is not followed by a colon; the line was read as "User-agent: *".'],
+      [2, 'missing-colon', '"Allow" is not followed by a colon; the line was read as "Allow: /b".'],
+      [3, 'missing-colon', '"Disallow" is not followed by a colon; the line was read as "Disallow: /a".'],
+      [4, 'missing-colon', '"Crawl-delay" is not followed by a colon; the line was read as "Crawl-delay: 5".'],
+      [5, 'missing-colon', '"Sitemap" is not followed by a colon; the line was read as "Sitemap: /s.xml".'],
+      [6, 'misspelled-directive', '"Dissallow" is a misspelling; it was accepted as "disallow".'],
+      [6, 'missing-colon', '"Dissallow" is not followed by a colon; the line was read as "Dissallow: /c".'],
+    ]);
+  });
+
+  it('a key alone, with no colon and no value, is an invalid line, not a missing colon', async () => {
+    const r = await lintJson(file('no-colon-empty.txt', 'User-agent: *\nAllow\nDisallow   # nothing\n'));
+    expect(r.diagnostics.map((d) => [d.line, d.code])).toEqual([
+      [2, 'invalid-line'],
+      [3, 'invalid-line'],
+    ]);
+  });
+
   it('a clean file prints nothing and exits 0', async () => {
     const r = await runCli(['lint', file('clean.txt', 'User-agent: *\nDisallow: /private/\nAllow: /private/press/\n\nSitemap: https://example.com/sitemap.xml\n')]);
     expect(r.stdout).toBe('');
