@@ -26,12 +26,25 @@ export function unsettled(stats: CrawlStats): number {
   return left;
 }
 
+/** Rows a --browser crawl wrote for its pages' subresources, by outcome (the crawl's own
+ *  statistics count only its URLs). */
+export type SubresourceCounts = Record<string, number>;
+
+const sum = (o: Readonly<Record<string, number>>) => Object.values(o).reduce((a, b) => a + b, 0);
+
 /** Plain-text summary for a person. `status` 'interrupted' says so, with what is left. */
-export function formatSummary(stats: CrawlStats, runId: string, elapsedMs: number, invalid: number, status = 'completed'): string {
+export function formatSummary(
+  stats: CrawlStats,
+  runId: string,
+  elapsedMs: number,
+  invalid: number,
+  status = 'completed',
+  subresources: SubresourceCounts = {},
+): string {
   const out: string[] = [];
   const o = stats.outcomes;
-  const total = Object.values(o).reduce((a, b) => a + b, 0);
-  const figures = `${count(stats.attempts, 'audit row')}, ${count(stats.policyChanges, 'policy change')}`;
+  const total = sum(o);
+  const figures = `${count(stats.attempts + sum(subresources), 'audit row')}, ${count(stats.policyChanges, 'policy change')}`;
   if (status === 'interrupted') {
     const left = unsettled(stats);
     out.push(
@@ -51,6 +64,15 @@ export function formatSummary(stats: CrawlStats, runId: string, elapsedMs: numbe
       ...(invalid ? [['(invalid lines, in skipped)', invalid] as (string | number)[]] : []),
     ]),
   );
+  if (sum(subresources)) {
+    const order = ['fetched', 'overridden', 'blocked', 'error', 'skipped'];
+    const rank = (k: string) => (order.includes(k) ? order.indexOf(k) : order.length);
+    const parts = Object.entries(subresources)
+      .filter(([, n]) => n > 0)
+      .sort(([a], [b]) => rank(a) - rank(b))
+      .map(([k, n]) => `${n} ${k}`);
+    out.push('', `rendered pages' subresources: ${count(sum(subresources), 'request')} decided (${parts.join(', ')}), one audit row each`);
+  }
   if (stats.truncated) out.push('', `${stats.truncated} documents were cut at --max-page-bytes (rows say truncated; the rest was not read)`);
   const hosts = [...stats.hosts.values()];
   const blocked = hosts.filter((h) => (h.outcomes.blocked ?? 0) > 0).sort((a, b) => (b.outcomes.blocked ?? 0) - (a.outcomes.blocked ?? 0));
@@ -100,7 +122,14 @@ export function unreachableWarning(stats: CrawlStats): string | null {
 }
 
 /** The summary as one JSON object (`--json`). */
-export function summaryObject(stats: CrawlStats, runId: string, elapsedMs: number, invalid: number, status: string): object {
+export function summaryObject(
+  stats: CrawlStats,
+  runId: string,
+  elapsedMs: number,
+  invalid: number,
+  status: string,
+  subresources: SubresourceCounts = {},
+): object {
   return {
     type: 'summary',
     runId,
@@ -108,7 +137,8 @@ export function summaryObject(stats: CrawlStats, runId: string, elapsedMs: numbe
     elapsedMs,
     unsettled: unsettled(stats),
     outcomes: stats.outcomes,
-    attempts: stats.attempts,
+    attempts: stats.attempts + sum(subresources),
+    subresources,
     invalidLines: invalid,
     policyChanges: stats.policyChanges,
     bytes: stats.bytes,

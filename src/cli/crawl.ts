@@ -22,7 +22,7 @@ import type { PolicyStore } from '../stores/types.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
 import { lockAudit } from './crawl-lock.js';
 import { startProgress } from './crawl-progress.js';
-import { formatSummary, summaryObject, unreachableWarning } from './crawl-summary.js';
+import { formatSummary, summaryObject, unreachableWarning, type SubresourceCounts } from './crawl-summary.js';
 import { count as plural } from './plural.js';
 
 /** Exit codes, as `--help` documents them. */
@@ -335,13 +335,19 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     for (const [host, last] of lastSent) frontier.seedHost?.(host, last.endedAt, last.intervalMs);
     const controller = new AbortController();
     const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+    const subresources: SubresourceCounts = {};
     if (opts.browser) {
       try {
         // Loaded only for --browser: playwright-core is an optional peer dependency.
         const { BrowserTransport } = await import('../crawl/browser-transport.js');
         transport = await BrowserTransport.open({
           gate,
-          audit,
+          audit: {
+            recordAttempt: (row) => {
+              subresources[row.outcome] = (subresources[row.outcome] ?? 0) + 1;
+              audit.recordAttempt(row);
+            },
+          },
           runId,
           resolve: opts.resolve,
           timeoutMs,
@@ -440,8 +446,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     }
     const stats = job.stats();
     const elapsed = Date.now() - started;
-    if (opts.json) writeStdout(JSON.stringify(summaryObject(stats, runId, elapsed, list.invalid.length, status)) + '\n');
-    else writeStdout(formatSummary(stats, runId, elapsed, list.invalid.length, status));
+    if (opts.json) writeStdout(JSON.stringify(summaryObject(stats, runId, elapsed, list.invalid.length, status, subresources)) + '\n');
+    else writeStdout(formatSummary(stats, runId, elapsed, list.invalid.length, status, subresources));
     if (failure !== undefined) {
       say((failure as Error).message ?? String(failure));
       if (failure instanceof AuditWriteError) return CRAWL_EXIT.audit;

@@ -20,7 +20,8 @@ export interface BrowserTransportOptions {
    *  and decides every request of the page. */
   readonly gate: CrawlGate & FetchingGate & BrowserGate & { readonly userAgent: string };
   /** Where the audit rows of subresources go, under this run. */
-  readonly audit: AuditSink;
+  /** Where each subresource decision's row goes (the crawl's audit, or a counter in front of it). */
+  readonly audit: Pick<AuditSink, 'recordAttempt'>;
   readonly runId: string;
   /** curl-style `HOST:PORT:ADDR` entries: the browser connects there too. */
   readonly resolve?: readonly string[];

@@ -56,6 +56,9 @@ test('crawl --browser --screenshot: rendered HTML, screenshots, and an audit row
   const reader = openAudit(out);
   try {
     const rows = reader.attempts();
+    // The summary counts every row the crawl wrote, the subresources' too.
+    expect(res.stdout).toMatch(/rendered pages' subresources: 4 requests decided \(2 fetched, 2 blocked\)/);
+    expect(res.stdout).toContain(`${rows.length} audit rows`);
     const pages = rows.filter((r) => r.kind === 'page').map((r) => [r.url, r.outcome]);
     expect(pages.sort()).toEqual([
       [`${origin}/a`, 'fetched'],
