@@ -94,7 +94,7 @@ describe('robots-gate audit', () => {
   it('--verify re-decides blocked rows from the stored text, and flags one that does not check out', async () => {
     const ok = await runCli(['audit', dir, '--verify']);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/3 stamped attempts checked against 2 stored policies; 2 texts re-hash to their key exactly/);
+    expect(ok.stdout).toMatch(/^3 stamped attempts checked against 2 stored policies; 2 texts re-hash to their key exactly$/m);
     // A row claiming a rule the stored text does not have is caught.
     const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-bad-'));
     try {
@@ -110,6 +110,49 @@ describe('robots-gate audit', () => {
       expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/y: policy f{64} is not stored/);
     } finally {
       fs.rmSync(bad, { recursive: true, force: true });
+    }
+  });
+
+  it('--verify explains the texts that do not re-hash only when there are some', async () => {
+    const latin1 = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-latin1-'));
+    try {
+      const s = new SqliteAuditSink(path.join(latin1, 'audit.sqlite'));
+      s.recordRun({ runId: 'run-1', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'TestBot/1.0', options: {}, resumeOf: null, worker: null });
+      s.recordPolicy({ sha256: sha(V1), origin: 'http://a.test', robotsUrl: 'http://a.test/robots.txt', finalUrl: 'http://a.test/robots.txt', status: 200, fetchedAt: '2026-01-01T00:00:00.000Z', sitemaps: [], body: V1 });
+      // Keyed by the hash of bytes that were not UTF-8, so the stored (decoded) text hashes otherwise.
+      const key = createHash('sha256').update(Buffer.from('User-agent: *\nDisallow: /caf\xe9\n', 'latin1')).digest('hex');
+      s.recordPolicy({ sha256: key, origin: 'http://b.test', robotsUrl: 'http://b.test/robots.txt', finalUrl: 'http://b.test/robots.txt', status: 200, fetchedAt: '2026-01-01T00:00:00.000Z', sitemaps: [], body: 'User-agent: *\nDisallow: /caf%E9\n' });
+      s.recordAttempt(row({ url: 'http://a.test/one' }));
+      s.recordAttempt(row({ url: 'http://b.test/one', host: 'b.test', policySha256: key, robotsUrl: 'http://b.test/robots.txt' }));
+      s.close();
+      const r = await runCli(['audit', latin1, '--verify']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^2 stamped attempts checked against 2 stored policies; 1 texts re-hash to their key exactly \(the others were not UTF-8 on the wire\)$/m);
+    } finally {
+      fs.rmSync(latin1, { recursive: true, force: true });
+    }
+  });
+
+  it('a --host with no rows says so on stderr and names the audited hosts that contain it', async () => {
+    const ports = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-ports-'));
+    try {
+      const s = new SqliteAuditSink(path.join(ports, 'audit.sqlite'));
+      s.recordRun({ runId: 'run-1', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'TestBot/1.0', options: {}, resumeOf: null, worker: null });
+      for (const host of ['shop.test:18081', 'shop.test:18082', 'blog.test:18083'])
+        s.recordAttempt(row({ url: `http://${host}/`, host, policySha256: null, robotsUrl: null, policyFetchedAt: null, policyStatus: null }));
+      s.close();
+      const r = await runCli(['audit', ports, '--host', 'Shop.test']);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('robots-gate audit: no rows for host "Shop.test"; did you mean shop.test:18081, shop.test:18082?\n');
+      const json = await runCli(['audit', ports, '--host', 'nowhere.test', '--json']);
+      expect(json.code).toBe(0);
+      expect(json.stdout).toBe('');
+      expect(json.stderr).toBe('robots-gate audit: no rows for host "nowhere.test"\n');
+      const found = await runCli(['audit', ports, '--host', 'shop.test:18081']);
+      expect(found.stderr).toBe('');
+      expect(found.stdout).toMatch(/^timeline of shop\.test:18081 \(1 entries\)$/m);
+    } finally {
+      fs.rmSync(ports, { recursive: true, force: true });
     }
   });
 
