@@ -22,6 +22,8 @@ import type { PolicyStore } from '../stores/types.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
 import { lockAudit } from './crawl-lock.js';
 import { startProgress } from './crawl-progress.js';
+import { BrowserNotFoundError } from '../browser/errors.js';
+import { DEFAULT_CHROMIUM } from '../browser/launch.js';
 import { formatSummary, summaryObject, unreachableWarning, type SubresourceCounts } from './crawl-summary.js';
 import { count as plural } from './plural.js';
 
@@ -187,6 +189,17 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   } catch (err) {
     say((err as Error).message);
     return CRAWL_EXIT.usage;
+  }
+
+  // --browser without a Chromium to launch is bad usage too: say so before --out is touched.
+  if (opts.browser) {
+    const executable = opts.chromium ?? DEFAULT_CHROMIUM;
+    try {
+      fs.accessSync(executable, fs.constants.X_OK);
+    } catch {
+      say(new BrowserNotFoundError(executable).message);
+      return CRAWL_EXIT.usage;
+    }
   }
 
   // The output directory: created if missing, and it must be writable.

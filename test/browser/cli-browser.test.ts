@@ -87,6 +87,8 @@ test('crawl --browser without Chromium: a clear error naming the package, exit 2
   const res = await runCli(['crawl', list, '--user-agent', 'RenderBot/1.0', '--out', path.join(dir, 'none'), '--browser', '--chromium', '/nonexistent/chromium']);
   expect(res.code).toBe(2);
   expect(res.stderr).toMatch(/no Chromium at \/nonexistent\/chromium: install Debian's chromium package/);
+  // Bad usage leaves nothing under --out (no empty audit a later run would count as an earlier one).
+  expect(fs.existsSync(path.join(dir, 'none'))).toBe(false);
 });
 
 test("crawl --browser: a host's interval counts from the page's last request to it, its own subresources included", async () => {
