@@ -11,8 +11,9 @@ export interface ProgressReporter {
 
 const secs = (ms: number) => (ms >= 90_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`);
 
-/** Start reporting `total` URLs' progress. `intervalMs`: between plain lines (non-TTY). */
-export function startProgress(job: CrawlJob, frontier: Frontier, total: number, intervalMs: number): ProgressReporter {
+/** Start reporting `total` URLs' progress. `intervalMs`: between plain lines (non-TTY).
+ *  `shared`: a fleet worker's, whose list other workers settle too. */
+export function startProgress(job: CrawlJob, frontier: Frontier, total: number, intervalMs: number, shared = false): ProgressReporter {
   const tty = process.stderr.isTTY === true;
   let bar: cliProgress.SingleBar | undefined;
   if (tty) {
@@ -67,6 +68,9 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
         bar.setTotal(Math.max(total, done + left));
         bar.update(done, { blocked: s.outcomes.blocked, queued: left, waiting: 0, left: '-' });
         bar.stop();
+      } else if (shared) {
+        // The rest of the list went to the other workers: nothing is left undone by this one.
+        process.stderr.write(`progress: this worker settled ${count(done, 'URL')} of the run's ${total}, ${s.outcomes.blocked} blocked (final)\n`);
       } else {
         process.stderr.write(`progress: ${done}/${Math.max(total, done + left)} done, ${s.outcomes.blocked} blocked, ${left} not settled (final)\n`);
       }

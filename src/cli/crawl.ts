@@ -436,7 +436,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const progress = startProgress(job, frontier, todo.length, progressMs);
+    const progress = startProgress(job, frontier, todo.length, progressMs, opts.redis !== undefined);
     const started = Date.now();
     let status: 'completed' | 'interrupted' | 'failed' = 'failed';
     let failure: unknown;

@@ -22,6 +22,8 @@ describe('a fleet of four workers', () => {
     const workers = ['w1', 'w2', 'w3', 'w4'].map((w) => startWorker(fleet, redisUrl(), w));
     const exits = await Promise.all(workers.map((w) => w.exit));
     for (const [i, e] of exits.entries()) expect(e, workers[i]!.stderr()).toEqual({ code: 0, signal: null });
+    // Each worker's last progress line counts its own share, not the others' URLs as undone.
+    for (const w of workers) expect(w.stderr()).toMatch(new RegExp(`progress: this worker settled \\d+ URLs? of the run's ${TOTAL_URLS}, \\d+ blocked \\(final\\)`));
 
     const counts = pageCounts(fleet);
     const missing = [...fleet.allowed].filter((u) => counts.get(u) !== 1);
