@@ -1,4 +1,5 @@
 // Errors raised by the fetcher layer. Each has a stable `code`.
+import { quoteInput } from '../parser/quote.js';
 
 /** A URL whose scheme is not http: or https:. A TypeError, so callers catching bad input catch it too. */
 export class UnsupportedSchemeError extends TypeError {
@@ -6,7 +7,7 @@ export class UnsupportedSchemeError extends TypeError {
   /** The URL as given. */
   readonly url: string;
   constructor(url: string) {
-    super(`unsupported URL scheme in ${JSON.stringify(url)}: only http: and https: URLs have a robots.txt (RFC 9309 §2.3)`);
+    super(`unsupported URL scheme in ${quoteInput(url)}: only http: and https: URLs have a robots.txt (RFC 9309 §2.3)`);
     this.name = 'UnsupportedSchemeError';
     this.url = url;
   }

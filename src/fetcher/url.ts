@@ -1,4 +1,5 @@
 // URL handling for the gate and the robots.txt fetcher: only http(s), origins in one canonical form.
+import { quoteInput } from '../parser/quote.js';
 import { UnsupportedSchemeError } from './errors.js';
 
 /**
@@ -16,7 +17,7 @@ export function parseHttpUrl(input: string | URL): URL {
     try {
       url = new URL(input);
     } catch {
-      throw new TypeError(`invalid URL: ${JSON.stringify(input)}`);
+      throw new TypeError(`invalid URL: ${quoteInput(input)}`);
     }
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsupportedSchemeError(url.href);

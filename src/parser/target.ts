@@ -7,6 +7,7 @@
 // WHATWG `URL`, the parser fetch() itself uses, so we match the path the request will really carry.
 
 import { normalEnd, normalizeOctets } from './normalize.js';
+import { quoteInput } from './quote.js';
 
 /** The matchable range found by the last `locateTarget` call (module scratch: no allocation per call). */
 export let targetText = '';
@@ -14,7 +15,7 @@ export let targetStart = 0;
 export let targetEnd = 0;
 
 function invalid(url: unknown): TypeError {
-  return new TypeError(`robots-gate: cannot match an invalid URL: ${JSON.stringify(String(url))} (expected an absolute http(s) URL or a path beginning with "/")`);
+  return new TypeError(`robots-gate: cannot match an invalid URL: ${quoteInput(String(url))} (expected an absolute http(s) URL or a path beginning with "/")`);
 }
 
 /**

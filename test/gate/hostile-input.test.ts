@@ -133,6 +133,16 @@ describe('URLs', () => {
       await expect(g.fetch(url)).rejects.toBeInstanceOf(UnsupportedSchemeError);
     });
   }
+  it('a megabyte of bad URL is quoted in its error by its first 200 characters and its length', async () => {
+    const g = newGate();
+    for (const url of ['http://ex ample/' + 'x'.repeat(1_000_000), 'ftp://a.test/' + 'y'.repeat(1_000_000)]) {
+      const err = (await g.check(url).catch((e: Error) => e)) as Error;
+      expect(err).toBeInstanceOf(TypeError);
+      expect(err.message.length).toBeLessThan(400);
+      expect(err.message).toContain(`${url.slice(0, 20)}`);
+      expect(err.message).toContain(`(${url.length.toLocaleString('en-US')} characters)`);
+    }
+  });
   for (const url of ['/relative', 'relative', '', 'http://', 'http://h:99999/', 'http://ex ample/']) {
     it(`${JSON.stringify(url)}: TypeError naming it`, async () => {
       await expect(newGate().check(url)).rejects.toThrow(TypeError);
