@@ -9,6 +9,8 @@ import { JsonlAuditSink } from '../../src/audit/jsonl-sink.js';
 import { openAudit } from '../../src/audit/reader.js';
 import { SqliteAuditSink } from '../../src/audit/sqlite-sink.js';
 import type { AttemptRow } from '../../src/audit/types.js';
+import { attemptRow } from '../helpers/attempt-rows.js';
+import { canMountTmpfs } from '../helpers/tmpfs.js';
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -20,32 +22,8 @@ afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const row = (over: Partial<AttemptRow>): AttemptRow => ({
-  runId: 'r1',
-  url: 'http://a.test/x',
-  host: 'a.test',
-  startedAt: '2026-01-01T00:00:00.000Z',
-  endedAt: '2026-01-01T00:00:00.100Z',
-  outcome: 'fetched',
-  status: 200,
-  bytes: 10,
-  contentSha256: 'c'.repeat(64),
-  savedPath: 'a.test/x',
-  policySha256: 'p1',
-  robotsUrl: 'http://a.test/robots.txt',
-  policyFetchedAt: '2026-01-01T00:00:00.000Z',
-  policyStatus: 200,
-  reason: 'no-matching-rule',
-  ruleLine: null,
-  rulePattern: null,
-  parentUrl: null,
-  kind: 'page',
-  waitReason: null,
-  intervalMs: null,
-  error: null,
-  final: true,
-  ...over,
-});
+const row = (over: Partial<AttemptRow>): AttemptRow =>
+  attemptRow({ contentSha256: 'c'.repeat(64), savedPath: 'a.test/x', ...over });
 
 const policy = (sha: string, origin: string, fetchedAt: string, body: string) => ({
   sha256: sha,
@@ -128,22 +106,8 @@ describe('SQLite audit', () => {
     expect(() => new SqliteAuditSink(target)).toThrow(target);
   });
 
-  // Needs a small tmpfs (root with mount rights, as on CI here); skipped where mounting is refused.
-  const canMount = (() => {
-    if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-    const probe = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-mnt-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
-      execFileSync('umount', [probe], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    } finally {
-      fs.rmSync(probe, { recursive: true, force: true });
-    }
-  })();
 
-  it.skipIf(!canMount)('a full disk: a disk-full AuditWriteError, and the rows written before are intact', () => {
+  it.skipIf(!canMountTmpfs)('a full disk: a disk-full AuditWriteError, and the rows written before are intact', () => {
     const dir = tmp();
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]);
     try {

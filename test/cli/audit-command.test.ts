@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteAuditSink } from '../../src/audit/sqlite-sink.js';
 import type { AttemptRow } from '../../src/audit/types.js';
+import { attemptRow } from '../helpers/attempt-rows.js';
 import { assertBuilt, runCli } from './run-cli.js';
 
 const V1 = 'User-agent: *\nDisallow: /private\n';
@@ -14,32 +15,8 @@ const V2 = 'User-agent: *\nDisallow: /private\nDisallow: /late\n';
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 let dir: string;
 
-const row = (over: Partial<AttemptRow>): AttemptRow => ({
-  runId: 'run-1',
-  url: 'http://a.test/x',
-  host: 'a.test',
-  startedAt: '2026-01-01T00:00:01.000Z',
-  endedAt: '2026-01-01T00:00:01.050Z',
-  outcome: 'fetched',
-  status: 200,
-  bytes: 5,
-  contentSha256: null,
-  savedPath: null,
-  policySha256: sha(V1),
-  robotsUrl: 'http://a.test/robots.txt',
-  policyFetchedAt: '2026-01-01T00:00:00.000Z',
-  policyStatus: 200,
-  reason: 'no-matching-rule',
-  ruleLine: null,
-  rulePattern: null,
-  parentUrl: null,
-  kind: 'page',
-  waitReason: null,
-  intervalMs: null,
-  error: null,
-  final: true,
-  ...over,
-});
+const row = (over: Partial<AttemptRow>): AttemptRow =>
+  attemptRow({ runId: 'run-1', startedAt: '2026-01-01T00:00:01.000Z', endedAt: '2026-01-01T00:00:01.050Z', bytes: 5, policySha256: sha(V1), ...over });
 
 beforeAll(() => {
   assertBuilt();

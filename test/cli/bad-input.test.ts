@@ -9,6 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openAudit } from '../../src/audit/reader.js';
 import { site, startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
 import { assertBuilt, runCli } from './run-cli.js';
+import { canMountTmpfs } from '../helpers/tmpfs.js';
 
 const UA = 'TestBot/1.0';
 let servers: VirtualHosts[] = [];
@@ -38,20 +39,6 @@ const write = (dir: string, name: string, text: string) => {
   return f;
 };
 
-// A small tmpfs needs root with mount rights (as on CI here); those tests skip elsewhere.
-const canMount = (() => {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  const probe = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-mnt-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
-    execFileSync('umount', [probe], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    fs.rmSync(probe, { recursive: true, force: true });
-  }
-})();
 const mountTmpfs = (dir: string, opts: string) => {
   execFileSync('mount', ['-t', 'tmpfs', '-o', opts, 'tmpfs', dir]);
   mounts.push(dir);
@@ -153,7 +140,7 @@ describe('robots-gate crawl on bad input', () => {
     expect(r.stderr).toMatch(/disk is full/);
   });
 
-  it.skipIf(!canMount)('a read-only --out: exit 4 and a clear message', async () => {
+  it.skipIf(!canMountTmpfs)('a read-only --out: exit 4 and a clear message', async () => {
     const dir = tmp();
     const out = path.join(dir, 'ro');
     fs.mkdirSync(out);
@@ -163,7 +150,7 @@ describe('robots-gate crawl on bad input', () => {
     expect(r.stderr).toMatch(/cannot write to --out .*(read-only|EROFS)/);
   });
 
-  it.skipIf(!canMount)('a disk that fills mid-run: non-zero exit, a clear message, the rows written intact', async () => {
+  it.skipIf(!canMountTmpfs)('a disk that fills mid-run: non-zero exit, a clear message, the rows written intact', async () => {
     const big = 'x'.repeat(100_000);
     const v = await hosts({ 'big.test': site('User-agent: *\nAllow: /\n', () => big) });
     const dir = tmp();
