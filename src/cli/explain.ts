@@ -6,11 +6,19 @@ import type { Decision } from '../gate/types.js';
 import { decodeRobotsText, parseRobotsTxt, productToken } from '../parser/index.js';
 import { compilePattern } from '../parser/pattern.js';
 import type { MatchResult, RobotsTxt } from '../parser/types.js';
-import { printable } from './lint.js';
+import { clipLine, printable } from './lint.js';
+import { count } from './plural.js';
 import { FetchingSource, readRobotsFile } from './robots-source.js';
 
 /** Exit codes, as `--help` documents them. */
 export const EXPLAIN_EXIT = { allowed: 0, disallowed: 1, usage: 2, unreadable: 3 } as const;
+
+/** Lines past this many characters are cut, as lint cuts them: a binary file or a minified one
+ *  has lines of many kilobytes that explain nothing. */
+const MAX_SHOWN_CHARS = 200;
+
+/** Files up to this many lines are shown whole; longer ones only around what decided. */
+const SHOWN_WHOLE_LINES = 60;
 
 interface ExplainCliOptions {
   userAgent: string;
@@ -53,12 +61,12 @@ export function explainCommand(): Command {
     .option('--robots-file <file>', "explain against this robots.txt instead of fetching the URL's own")
     .option('--resolve <host:port:addr>', 'connect HOST:PORT to ADDR instead (curl convention); repeatable', collect, [])
     .option('--timeout <ms>', 'whole robots.txt fetch, in ms', '10000')
-    .option('--context <n>', 'in a long file, lines shown around the marked ones', '2')
+    .option('--context <n>', `in a file of more than ${SHOWN_WHOLE_LINES} lines, lines shown around the deciding rule (the group's user-agent lines are always shown)`, '2')
     .option('--json', 'one JSON object on stdout: the decision, the group, the rule and the sentence')
     .addHelpText(
       'after',
       `
-Marks: '>' the deciding rule, '|' the rest of the group that applied.
+Marks: '>' the deciding rule, '|' the rest of the group that applied. Lines past ${MAX_SHOWN_CHARS} characters are cut.
 
 Exit codes:
   0  allowed
@@ -149,17 +157,22 @@ function verdict(m: MatchResult): Pick<ExplainJson, 'allowed' | 'reason' | 'grou
   };
 }
 
-/** The file with line numbers, the applying group marked `|` and the deciding rule `>`. Long
- *  files show only the marked lines with `context` lines around them. */
+/** The file with line numbers, the applying group marked `|` and the deciding rule `>`. A long
+ *  file shows the group's header (its user-agent lines) and the deciding rule, each with `context`
+ *  lines around it: a group of thousands of rules would otherwise bury the one line that decided. */
 function render(text: string, robots: RobotsTxt, m: MatchResult, context: number): string {
   const lines = text.split(/\r\n|\r|\n/);
   if (lines.length && lines[lines.length - 1] === '') lines.pop();
   const groupLines = new Set<number>();
+  const header: number[] = [];
   if (m.group) {
     const starts = new Set(m.group.lines);
     for (const g of robots.groups) {
       if (!g.userAgents.some((ua) => starts.has(ua.line))) continue;
-      for (const ua of g.userAgents) groupLines.add(ua.line);
+      for (const ua of g.userAgents) {
+        groupLines.add(ua.line);
+        header.push(ua.line);
+      }
       for (const r of g.rules) groupLines.add(r.line);
       if (g.crawlDelay) groupLines.add(g.crawlDelay.line);
     }
@@ -167,21 +180,29 @@ function render(text: string, robots: RobotsTxt, m: MatchResult, context: number
   const decisive = m.rule?.line;
   const width = String(lines.length).length;
   const show = new Set<number>();
-  if (lines.length <= 60) for (let i = 1; i <= lines.length; i++) show.add(i);
-  else
-    for (const n of [...groupLines, ...(decisive ? [decisive] : [])])
-      for (let i = Math.max(1, n - context); i <= Math.min(lines.length, n + context); i++) show.add(i);
+  if (lines.length <= SHOWN_WHOLE_LINES) for (let i = 1; i <= lines.length; i++) show.add(i);
+  else {
+    for (const n of header) show.add(n);
+    if (decisive) for (let i = Math.max(1, decisive - context); i <= Math.min(lines.length, decisive + context); i++) show.add(i);
+  }
   const out: string[] = [];
   let prev = 0;
+  const gap = (from: number, to: number) => {
+    let inGroup = 0;
+    for (let i = from; i <= to; i++) if (groupLines.has(i)) inGroup++;
+    const n = to - from + 1;
+    out.push(`${' '.repeat(width + 2)} … ${count(n, 'line')} not shown${inGroup ? ` (${inGroup} of the group)` : ''}`);
+  };
   for (let n = 1; n <= lines.length; n++) {
     if (!show.has(n)) continue;
-    if (prev && n > prev + 1) out.push(`${' '.repeat(width)}   …`);
+    if (n > prev + 1) gap(prev + 1, n - 1);
     const mark = n === decisive ? '>' : groupLines.has(n) ? '|' : ' ';
     // The file may be hostile: its control characters are shown, not sent to the terminal.
-    out.push(`${mark} ${String(n).padStart(width)}  ${printable(lines[n - 1]!)}`);
+    out.push(`${mark} ${String(n).padStart(width)}  ${printable(clipLine(lines[n - 1]!, MAX_SHOWN_CHARS))}`);
     prev = n;
   }
   if (show.size === 0) out.push('(no group applies to this crawler: nothing to mark)');
+  else if (prev < lines.length) gap(prev + 1, lines.length);
   return out.join('\n') + '\n';
 }
 

@@ -120,6 +120,12 @@ export function printable(s: string): string {
   });
 }
 
+/** `line` cut to its first `max` characters and `…` when longer: a minified or binary file has
+ *  lines of many kilobytes that would flood the terminal. */
+export function clipLine(line: string, max: number): string {
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
 /** `file:line:col: severity: message [code]`, the line, and a caret under the column. */
 export function formatDiagnostic(name: string, d: Diagnostic, lines: readonly string[], colour: boolean): string {
   const c = colours(colour);
@@ -127,7 +133,7 @@ export function formatDiagnostic(name: string, d: Diagnostic, lines: readonly st
   let out = `${c.bold(`${where}:`)} ${c[d.severity](`${d.severity}:`)} ${printable(d.message)} ${c.dim(`[${d.code}]`)}`;
   const text = d.line > 0 ? lines[d.line - 1] : undefined;
   if (text !== undefined) {
-    const shown = printable(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+    const shown = printable(clipLine(text, 200));
     const gutter = String(d.line).padStart(5);
     // Keep tabs under tabs so the caret lines up whatever the terminal's tab width.
     const pad = shown.slice(0, Math.max(0, (d.column ?? 1) - 1)).replace(/[^\t]/g, ' ');
