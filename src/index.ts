@@ -21,7 +21,7 @@ export { MemoryRateLimiter } from './stores/memory-rate-limiter.js';
 export type { RateLimiter, Lease, AcquireResult } from './stores/types.js';
 export { MemoryFrontier, hostInterval } from './politeness/index.js';
 export type { Frontier, FrontierItem, FrontierOptions, FrontierCounts, HostPolicy, TakeResult, TakenItem, WaitReason } from './politeness/index.js';
-export { CrawlJob, HttpTransport, readUrlList, documentPath, saveDocument, OutputWriteError } from './crawl/index.js';
+export { CrawlJob, HttpTransport, readUrlList, documentPath, saveDocument, OutputWriteError, DocumentPlacementError } from './crawl/index.js';
 export type { CrawlJobOptions, CrawlStats, CrawlResult, DocumentTransport, TransportResult, Hop, CrawlGate } from './crawl/index.js';
 export { SqliteAuditSink, JsonlAuditSink, TeeAuditSink, AuditWriteError, openAudit, AuditReadError } from './audit/index.js';
 export type { AttemptRow, PolicyRow, PolicyChangeRow, RunRow, RunEndRow, AuditSink, AuditReader, AttemptOutcome } from './audit/index.js';

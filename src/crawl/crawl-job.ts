@@ -6,7 +6,7 @@ import type { Decision, PolicyChange } from '../gate/types.js';
 import { parseRobotsTxt } from '../parser/index.js';
 import type { Frontier, TakenItem } from '../politeness/types.js';
 import type { PolicyRecord } from '../stores/types.js';
-import { OutputWriteError, saveDocument } from './document-store.js';
+import { DocumentPlacementError, OutputWriteError, saveDocument } from './document-store.js';
 import { retryAfterMs } from './retry-after.js';
 import type { CrawlGate, DocumentTransport, Hop } from './types.js';
 
@@ -455,7 +455,9 @@ export class CrawlJob {
         }),
       );
     }
-    if (saveError !== undefined) {
+    // A document with no path left costs its URL (its row says why); only a file system that
+    // refuses writes ends the run.
+    if (saveError !== undefined && !(saveError instanceof DocumentPlacementError)) {
       await frontier.fail(t, last.endedAt);
       throw saveError instanceof OutputWriteError ? saveError : new OutputWriteError(errText(saveError), this.o.outDir, { cause: saveError });
     }
@@ -589,7 +591,10 @@ export class CrawlJob {
       outcome = 'error';
       reason = `http-${hop.status}`;
     } else outcome = hop.decision.overridden ? 'overridden' : 'fetched';
-    if (x.saveError !== undefined) reason = 'save-failed';
+    if (x.saveError instanceof DocumentPlacementError) {
+      outcome = 'error';
+      reason = 'document-unplaceable';
+    } else if (x.saveError !== undefined) reason = 'save-failed';
     return {
       url: hop.url,
       host: first ? pageHost : safeHost(hop.url),

@@ -18,6 +18,21 @@ export class OutputWriteError extends Error {
   }
 }
 
+/** Every path a document may take is held by other content (a hostile site can arrange that: a
+ *  URL `/_conflicts` plus two URLs sharing a path). That costs this document, not the crawl.
+ *  code `ERR_DOCUMENT_UNPLACEABLE`. */
+export class DocumentPlacementError extends Error {
+  readonly code = 'ERR_DOCUMENT_UNPLACEABLE';
+  constructor(
+    message: string,
+    /** The paths tried, relative to the output directory. */
+    readonly tried: readonly string[],
+  ) {
+    super(message);
+    this.name = 'DocumentPlacementError';
+  }
+}
+
 export interface SavedDocument {
   /** Relative to the output directory, `/`-separated. */
   readonly savedPath: string;
@@ -33,21 +48,23 @@ const COLLISION = new Set(['EEXIST', 'ENOTDIR', 'EISDIR']);
  * can share a path once made safe (`/` and `/index.html`; `/a%2Fb` and `/a_b`; `/%2e%2e` and
  * `/_..`), and a URL fetched again may have changed: the later document then goes to the URL's
  * conflict path, or, taken too, that path plus its content hash.
+ * @throws DocumentPlacementError when every one of those paths holds other content.
  * @throws OutputWriteError when the file system refuses (ENOSPC, EROFS, EACCES, …).
  */
 export async function saveDocument(outDir: string, url: string, body: Uint8Array): Promise<SavedDocument> {
   const sha256 = createHash('sha256').update(body).digest('hex');
   const alt = conflictPath(url);
-  for (const rel of [documentPath(url), alt, `${alt}~${sha256.slice(0, 16)}`]) {
+  const tried = [documentPath(url), alt, `${alt}~${sha256.slice(0, 16)}`];
+  for (const rel of tried) {
     try {
       if (await writeNew(outDir, rel, body)) return { savedPath: rel, sha256 };
     } catch (err) {
       if (!COLLISION.has((err as { code?: string }).code ?? '')) throw outputError(err, outDir, rel);
     }
   }
-  // The last path is named by the content hash: it holds these bytes, or a file system in the
-  // way of it (a directory by that name) that only a hostile layout could have made.
-  throw outputError(new Error('every path for it is taken by other content'), outDir, alt);
+  // A file where a directory is needed (a URL `/_conflicts` saved as a file) closes both
+  // conflict paths: only a hostile layout does that, and it must not end the crawl.
+  throw new DocumentPlacementError(`not saved: every path for it is taken by other content (${tried.join(', ')})`, tried);
 }
 
 /** Write `body` at `rel` unless a file is there: true when written or already holding exactly
