@@ -1,5 +1,5 @@
 // Saving fetched documents under --out at their documentPath, with their sha256.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { conflictPath, documentPath, resolveInside } from './document-path.js';
@@ -41,6 +41,7 @@ export interface SavedDocument {
 }
 
 const COLLISION = new Set(['EEXIST', 'ENOTDIR', 'EISDIR']);
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 
 /**
  * Save `body` for `url` under `outDir`. A file already there is never overwritten with other
@@ -68,18 +69,40 @@ export async function saveDocument(outDir: string, url: string, body: Uint8Array
 }
 
 /** Write `body` at `rel` unless a file is there: true when written or already holding exactly
- *  these bytes, false when it holds others. @throws ENOTDIR/EISDIR and real failures. */
+ *  these bytes, false when it holds others. The bytes go to a temporary name in the same folder
+ *  first and are linked into place whole, so a failed write (a full disk) leaves nothing at the
+ *  document's path, and `link` refuses an existing file, so none is ever replaced.
+ *  @throws ENOTDIR/EISDIR and real failures. */
 async function writeNew(outDir: string, rel: string, body: Uint8Array): Promise<boolean> {
   const full = resolveInside(outDir, rel);
-  await fs.mkdir(path.dirname(full), { recursive: true });
+  const dir = path.dirname(full);
+  await fs.mkdir(dir, { recursive: true });
+  // Random, so no document's path (a URL may name `.~rg-…` too) is ever taken for it.
+  const tmp = path.join(dir, `.~rg-${process.pid}-${randomBytes(6).toString('hex')}.part`);
   try {
-    await fs.writeFile(full, body, { flag: 'wx' });
+    await fs.writeFile(tmp, body, { flag: 'wx' });
+    await placeNew(tmp, full);
     return true;
   } catch (err) {
     if ((err as { code?: string }).code !== 'EEXIST') throw err;
+  } finally {
+    await fs.rm(tmp, { force: true });
   }
   const there = await fs.readFile(full).catch(() => undefined);
   return there !== undefined && Buffer.from(body.buffer, body.byteOffset, body.byteLength).equals(there);
+}
+
+/** Give `tmp` the name `full` unless a file has it. @throws EEXIST when one has. */
+async function placeNew(tmp: string, full: string): Promise<void> {
+  try {
+    await fs.link(tmp, full);
+  } catch (err) {
+    // File systems without hard links (FAT, some network mounts): a check then a rename; the
+    // crawl lock keeps other writers out of --out, so nothing comes between the two.
+    if (!NO_LINKS.has((err as { code?: string }).code ?? '')) throw err;
+    if (await fs.lstat(full).then(() => true, () => false)) throw Object.assign(new Error(`${full} exists`), { code: 'EEXIST' });
+    await fs.rename(tmp, full);
+  }
 }
 
 function outputError(err: unknown, outDir: string, rel: string): OutputWriteError {
