@@ -4,6 +4,7 @@ import { productToken } from '../parser/index.js';
 import { parseHttpUrl } from '../fetcher/url.js';
 import { printable } from './lint.js';
 import { FetchingSource, readRobotsFile } from './robots-source.js';
+import { collect } from './repeatable.js';
 
 /** Exit codes, as `--help` documents them. */
 export const CHECK_EXIT = { allAllowed: 0, someDisallowed: 1, usage: 2, unreadable: 3 } as const;
@@ -15,8 +16,6 @@ interface CheckCliOptions {
   resolve: string[];
   timeout: string;
 }
-
-const collect = (v: string, acc: string[]) => [...acc, v];
 
 export function checkCommand(): Command {
   return new Command('check')

@@ -26,6 +26,7 @@ import { BrowserNotFoundError } from '../browser/errors.js';
 import { DEFAULT_CHROMIUM } from '../browser/launch.js';
 import { formatSummary, summaryObject, unreachableWarning, type SubresourceCounts } from './crawl-summary.js';
 import { count as plural } from './plural.js';
+import { collect } from './repeatable.js';
 
 /** Exit codes, as `--help` documents them. */
 export const CRAWL_EXIT = {
@@ -65,8 +66,6 @@ interface CrawlCliOptions {
   screenshot?: boolean;
   chromium?: string;
 }
-
-const collect = (v: string, acc: string[]) => [...acc, v];
 
 class UsageError extends Error {}
 

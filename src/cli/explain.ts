@@ -9,6 +9,7 @@ import type { MatchResult, RobotsTxt } from '../parser/types.js';
 import { clipLine, printable } from './lint.js';
 import { count } from './plural.js';
 import { FetchingSource, readRobotsFile } from './robots-source.js';
+import { collect } from './repeatable.js';
 
 /** Exit codes, as `--help` documents them. */
 export const EXPLAIN_EXIT = { allowed: 0, disallowed: 1, usage: 2, unreadable: 3 } as const;
@@ -50,8 +51,6 @@ export interface ExplainJson {
   /** The reason in one sentence, as the text output ends. */
   readonly sentence: string;
 }
-
-const collect = (v: string, acc: string[]) => [...acc, v];
 
 export function explainCommand(): Command {
   return new Command('explain')

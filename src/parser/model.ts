@@ -48,6 +48,8 @@ class ModelBuilder implements LineHandler, Model {
   readonly ruleEnds = new IntList();
   readonly ruleLines = new IntList();
   readonly sitemaps: string[] = [];
+  /** The sitemaps seen, for de-duplication in constant time (a file may list 10,000 of them). */
+  private sitemapSet: Set<string> | null = new Set<string>();
   private current: GroupRecord | null = null;
   private readonly lenientKinds: Leniency[] = [];
 
@@ -143,7 +145,9 @@ class ModelBuilder implements LineHandler, Model {
 
   private addSitemap(url: string): void {
     // The same sitemap listed twice is reported once.
-    if (!this.sitemaps.includes(url)) this.sitemaps.push(url);
+    if (this.sitemapSet!.has(url)) return;
+    this.sitemapSet!.add(url);
+    this.sitemaps.push(url);
   }
 
   private sitemap(value: string, line: number, column: number): void {
@@ -181,6 +185,14 @@ class ModelBuilder implements LineHandler, Model {
     this.lenientKinds.length = 0;
   }
 
+  /** The parse is over: drop what only the parse needed, and the spare capacity of the rule tables. */
+  finish(): void {
+    this.sitemapSet = null;
+    this.ruleStarts.trim();
+    this.ruleEnds.trim();
+    this.ruleLines.trim();
+  }
+
   invalid(line: number, column: number): void {
     if (!this.quietUnknown) this.log.add('invalid-line', 'warning', line, column);
   }
@@ -212,9 +224,7 @@ export function buildModel(body: string | Uint8Array, options: ParseOptions | un
   // In an HTML page every markup line would be an unknown directive: report the page once instead.
   const builder = new ModelBuilder(decoded.text, log, options?.url, html);
   tokenize(decoded.text, builder);
-  builder.ruleStarts.trim();
-  builder.ruleEnds.trim();
-  builder.ruleLines.trim();
+  builder.finish();
   if (decoded.truncatedBytes > 0) log.add('truncated', 'warning', 0, 1, `${decoded.truncatedBytes} bytes past ${maxBytes}`);
   return builder;
 }
