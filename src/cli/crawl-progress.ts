@@ -1,7 +1,7 @@
 // Progress of a crawl on stderr: a bar on a terminal, else a plain line every few seconds (logs
 // and CI keep readable history). Never on stdout: stdout carries results.
 import cliProgress from 'cli-progress';
-import type { CrawlJob } from '../crawl/crawl-job.js';
+import type { CrawlJob, CrawlStats } from '../crawl/crawl-job.js';
 import type { Frontier } from '../politeness/types.js';
 import { count } from './plural.js';
 
@@ -11,7 +11,15 @@ export interface ProgressReporter {
 
 const secs = (ms: number) => (ms >= 90_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`);
 
-/** Start reporting `total` URLs' progress. `intervalMs`: between plain lines (non-TTY).
+/** URLs of the run settled: the list's and the redirect targets', not the input lines that were
+ *  no URL (they were never to be crawled, and are not in `total`). */
+function settled(s: CrawlStats): number {
+  let done = 0;
+  for (const h of s.hosts.values()) for (const n of Object.values(h.outcomes)) done += n ?? 0;
+  return done;
+}
+
+/** Start reporting `total` URLs' progress (redirect targets join the total as they are found). `intervalMs`: between plain lines (non-TTY).
  *  `shared`: a fleet worker's, whose list other workers settle too. */
 export function startProgress(job: CrawlJob, frontier: Frontier, total: number, intervalMs: number, shared = false): ProgressReporter {
   const tty = process.stderr.isTTY === true;
@@ -39,11 +47,14 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
       const c = await frontier.counts();
       // A line computed before the run ended must not follow the final one.
       if (stopped) return;
-      const done = Object.values(s.outcomes).reduce((a, b) => a + b, 0);
-      if (bar) bar.update(done, { blocked: s.outcomes.blocked, queued: c.queued, waiting: c.hostsWaiting, left: secs(s.etaMs) });
-      else
+      const done = settled(s);
+      const all = total + s.redirectsFound;
+      if (bar) {
+        bar.setTotal(all);
+        bar.update(done, { blocked: s.outcomes.blocked, queued: c.queued, waiting: c.hostsWaiting, left: secs(s.etaMs) });
+      } else
         process.stderr.write(
-          `progress: ${done}/${total} done, ${s.outcomes.blocked} blocked, ${c.queued} queued, ${c.inFlight} in flight, ` +
+          `progress: ${done}/${all} done, ${s.outcomes.blocked} blocked, ${c.queued} queued, ${c.inFlight} in flight, ` +
             `${count(c.hostsWaiting, 'host')} waiting on ${c.hostsWaiting === 1 ? 'its' : 'their'} delay, ETA ~${secs(s.etaMs)} (politeness bound)\n`,
         );
     } catch {
@@ -61,18 +72,19 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
       // The last word is the job's own final counts: the latest tick may be seconds old (a
       // plain line every --progress-interval), and the summary follows at once.
       const s = job.stats();
-      const done = Object.values(s.outcomes).reduce((a, b) => a + b, 0);
+      const done = settled(s);
+      const all = total + s.redirectsFound;
       let left = 0;
       for (const h of s.hosts.values()) left += Math.max(0, h.remaining);
       if (bar) {
-        bar.setTotal(Math.max(total, done + left));
+        bar.setTotal(Math.max(all, done + left));
         bar.update(done, { blocked: s.outcomes.blocked, queued: left, waiting: 0, left: '-' });
         bar.stop();
       } else if (shared) {
         // The rest of the list went to the other workers: nothing is left undone by this one.
         process.stderr.write(`progress: this worker settled ${count(done, 'URL')} of the run's ${total}, ${s.outcomes.blocked} blocked (final)\n`);
       } else {
-        process.stderr.write(`progress: ${done}/${Math.max(total, done + left)} done, ${s.outcomes.blocked} blocked, ${left} not settled (final)\n`);
+        process.stderr.write(`progress: ${done}/${Math.max(all, done + left)} done, ${s.outcomes.blocked} blocked, ${left} not settled (final)\n`);
       }
     },
   };

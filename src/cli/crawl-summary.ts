@@ -26,6 +26,9 @@ export function unsettled(stats: CrawlStats): number {
   return left;
 }
 
+/** Failed URLs named in the text summary; the rest are counted. */
+const FAILED_SHOWN = 5;
+
 /** Rows a --browser crawl wrote for its pages' subresources, by outcome (the crawl's own
  *  statistics count only its URLs). */
 export type SubresourceCounts = Record<string, number>;
@@ -43,15 +46,21 @@ export function formatSummary(
 ): string {
   const out: string[] = [];
   const o = stats.outcomes;
-  const total = sum(o);
+  // Input lines that were no URL are rows (skipped) but no URL of the run: counted apart.
+  const total = sum(o) - invalid;
+  const detail = [
+    ...(stats.redirectTargets ? [`${total - stats.redirectTargets} from the list, ${count(stats.redirectTargets, 'redirect target')}`] : []),
+    ...(invalid ? [`${count(invalid, 'input line')} skipped as not a URL`] : []),
+  ];
+  const aside = detail.length ? ` (${detail.join('; ')})` : '';
   const figures = `${count(stats.attempts + sum(subresources), 'audit row')}, ${count(stats.policyChanges, 'policy change')}`;
   if (status === 'interrupted') {
     const left = unsettled(stats);
     out.push(
-      `crawl ${runId}: INTERRUPTED after ${(elapsedMs / 1000).toFixed(1)} s: ${count(total, 'URL')} settled, ` +
+      `crawl ${runId}: INTERRUPTED after ${(elapsedMs / 1000).toFixed(1)} s: ${count(total, 'URL')} settled${aside}, ` +
         `${count(left, 'URL')} left (--resume continues), ${figures}`,
     );
-  } else out.push(`crawl ${runId}: ${count(total, 'URL')} settled in ${(elapsedMs / 1000).toFixed(1)} s, ${figures}`);
+  } else out.push(`crawl ${runId}: ${count(total, 'URL')} settled in ${(elapsedMs / 1000).toFixed(1)} s${aside}, ${figures}`);
   out.push('');
   out.push(
     table([
@@ -64,6 +73,13 @@ export function formatSummary(
       ...(invalid ? [['(invalid lines, in skipped)', invalid] as (string | number)[]] : []),
     ]),
   );
+  if (o.error) {
+    // A URL that failed is named here, not only in the audit: it is what the user acts on.
+    const shown = stats.failed.slice(0, FAILED_SHOWN);
+    out.push('', `${o.error === 1 ? 'failed' : `failed (${o.error})`}`);
+    if (shown.length) out.push(table(shown.map((f) => [f.url, f.reason])).replace(/^/gm, '  '));
+    if (o.error > shown.length) out.push(`  … and ${o.error - shown.length} more (every one is in the audit: robots-gate audit DIR --host HOST)`);
+  }
   if (sum(subresources)) {
     const order = ['fetched', 'overridden', 'blocked', 'error', 'skipped'];
     const rank = (k: string) => (order.includes(k) ? order.indexOf(k) : order.length);
@@ -140,6 +156,9 @@ export function summaryObject(
     attempts: stats.attempts + sum(subresources),
     subresources,
     invalidLines: invalid,
+    redirectTargets: stats.redirectTargets,
+    /** The first failed URLs (the audit has every one; `outcomes.error` counts them). */
+    failed: stats.failed,
     policyChanges: stats.policyChanges,
     bytes: stats.bytes,
     truncated: stats.truncated,

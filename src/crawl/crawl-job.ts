@@ -87,9 +87,27 @@ export interface CrawlStats {
   readonly truncated: number;
   readonly policyChanges: number;
   readonly hosts: ReadonlyMap<string, HostStats>;
-  /** Politeness bound on the time left (ms): max over hosts of URLs left × interval. */
+  /** Politeness bound on the time left (ms): max over hosts of the wait for the host's next slot
+   *  (from its last response, or its Retry-After) plus its other URLs left × interval. */
   readonly etaMs: number;
+  /** Redirect targets the crawl scheduled as URLs of their own (not in the list): found so far,
+   *  and settled (counted in `outcomes`). */
+  readonly redirectsFound: number;
+  readonly redirectTargets: number;
+  /** The first URLs that ended in error (network, 5xx, 429 out of retries), in the order they
+   *  settled, at most FAILED_KEPT; `outcomes.error` counts them all. */
+  readonly failed: readonly FailedUrl[];
 }
+
+/** A URL that ended in error, for the summary. */
+export interface FailedUrl {
+  readonly url: string;
+  /** The row's reason: `http-500`, `network-error`, `check-failed`, … */
+  readonly reason: string;
+}
+
+/** Failed URLs kept for the summary; the audit has every one. */
+export const FAILED_KEPT = 10;
 
 export interface CrawlResult {
   readonly status: 'completed' | 'interrupted';
@@ -161,6 +179,8 @@ export class CrawlJob {
   private bytes = 0;
   private truncated = 0;
   private policyChanges = 0;
+  private redirectTargets = 0;
+  private readonly failed: FailedUrl[] = [];
   private fatal: unknown;
   private readonly startedAt = Date.now();
   private minIntervalGuessMs = 2_000;
@@ -343,12 +363,16 @@ export class CrawlJob {
 
   stats(): CrawlStats {
     let etaMs = 0;
+    const now = Date.now();
     for (const h of this.hostStats.values()) {
       if (h.remaining <= 0 || h.skippedBecause) continue;
       const interval = Math.max(h.maxIntervalMs, (h.crawlDelaySeconds ?? 0) * 1000, this.minIntervalGuessMs);
-      // A host backed off by Retry-After sends nothing until then: the bound starts there.
-      const held = h.backoffUntil !== undefined ? Math.max(0, h.backoffUntil - Date.now()) : 0;
-      etaMs = Math.max(etaMs, held + (held > 0 ? h.remaining - 1 : h.remaining) * interval);
+      // The host's next request waits for its slot: until its Retry-After, or one interval after
+      // its last response (so the bound counts down between two requests instead of standing
+      // still); a host not visited yet waits an interval after its robots.txt request.
+      const held = h.backoffUntil !== undefined ? Math.max(0, h.backoffUntil - now) : 0;
+      const next = held > 0 ? held : h.lastAt !== undefined ? Math.max(0, h.lastAt + interval - now) : interval;
+      etaMs = Math.max(etaMs, next + (h.remaining - 1) * interval);
     }
     return {
       startedAt: this.startedAt,
@@ -359,6 +383,9 @@ export class CrawlJob {
       policyChanges: this.policyChanges,
       hosts: this.hostStats,
       etaMs,
+      redirectsFound: this.redirects.size,
+      redirectTargets: this.redirectTargets,
+      failed: [...this.failed],
     };
   }
 
@@ -695,6 +722,8 @@ export class CrawlJob {
       return;
     }
     this.outcomes[p.outcome]++;
+    if (p.kind === 'redirect') this.redirectTargets++;
+    if (p.outcome === 'error' && this.failed.length < FAILED_KEPT) this.failed.push({ url: p.url, reason: p.reason ?? '' });
     if (p.host === '') return;
     const hs = this.host(p.host);
     hs.outcomes[p.outcome] = (hs.outcomes[p.outcome] ?? 0) + 1;
