@@ -1,7 +1,22 @@
 // The audit database schema, shared by the writer and the reader. Append-only: triggers refuse
-// UPDATE and DELETE, so a row once written is the record (history is never rewritten).
+// UPDATE, DELETE and an insert that would replace a row, so a row once written is the record
+// (history is never rewritten).
 
 export const SCHEMA_VERSION = 1;
+
+/** The tables whose rows are never rewritten, each with the test that finds the row an insert
+ *  would collide with (a run ends once, so a second end row for it is refused too). The UPDATE and DELETE triggers do not cover `INSERT OR REPLACE`: SQLite
+ *  deletes the old row without firing DELETE triggers (unless recursive_triggers is on), so an
+ *  insert that meets an existing key or rowid is refused before it happens. In a BEFORE INSERT
+ *  trigger an unset rowid reads as -1, which no row written by the sink has. An UPSERT's DO
+ *  UPDATE meets the same insert trigger (and the UPDATE one). */
+const APPEND_ONLY: Readonly<Record<string, string>> = {
+  runs: 'run_id = NEW.run_id OR rowid = NEW.rowid',
+  run_ends: 'run_id = NEW.run_id OR rowid = NEW.rowid',
+  attempts: 'seq = NEW.seq',
+  policies: 'sha256 = NEW.sha256 OR rowid = NEW.rowid',
+  policy_changes: 'seq = NEW.seq',
+};
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -73,11 +88,12 @@ CREATE TABLE IF NOT EXISTS policy_changes (
   at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS policy_changes_origin ON policy_changes (origin, at);
-${['runs', 'run_ends', 'attempts', 'policies', 'policy_changes']
+${Object.entries(APPEND_ONLY)
   .map(
-    (t) => `
+    ([t, key]) => `
 CREATE TRIGGER IF NOT EXISTS ${t}_no_update BEFORE UPDATE ON ${t} BEGIN SELECT RAISE(ABORT, 'audit rows are append-only'); END;
-CREATE TRIGGER IF NOT EXISTS ${t}_no_delete BEFORE DELETE ON ${t} BEGIN SELECT RAISE(ABORT, 'audit rows are append-only'); END;`,
+CREATE TRIGGER IF NOT EXISTS ${t}_no_delete BEFORE DELETE ON ${t} BEGIN SELECT RAISE(ABORT, 'audit rows are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS ${t}_no_replace BEFORE INSERT ON ${t} WHEN EXISTS (SELECT 1 FROM ${t} WHERE ${key}) BEGIN SELECT RAISE(ABORT, 'audit rows are append-only'); END;`,
   )
   .join('')}
 `;

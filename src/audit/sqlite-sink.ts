@@ -40,8 +40,11 @@ export class SqliteAuditSink implements AuditSink {
         VALUES (@runId, @url, @host, @startedAt, @endedAt, @outcome, @status, @bytes, @contentSha256, @savedPath,
         @policySha256, @robotsUrl, @policyFetchedAt, @policyStatus, @reason, @ruleLine, @rulePattern, @parentUrl, @kind,
         @waitReason, @intervalMs, @error, @attempt, @final, @location, @headers, @truncated)`);
-      this.insertPolicy = this.db.prepare(`INSERT OR IGNORE INTO policies (sha256, origin, robots_url, final_url, status,
-        fetched_at, sitemaps, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+      // Idempotent on sha256 without a conflict clause: the schema refuses any insert that meets
+      // an existing key, so one already there is skipped here instead.
+      this.insertPolicy = this.db.prepare(`INSERT INTO policies (sha256, origin, robots_url, final_url, status,
+        fetched_at, sitemaps, body) SELECT @sha256, @origin, @robotsUrl, @finalUrl, @status, @fetchedAt, @sitemaps, @body
+        WHERE NOT EXISTS (SELECT 1 FROM policies WHERE sha256 = @sha256)`);
       this.insertChange = this.db.prepare(
         'INSERT INTO policy_changes (run_id, origin, old_sha256, new_sha256, at) VALUES (?, ?, ?, ?, ?)',
       );
@@ -72,16 +75,16 @@ export class SqliteAuditSink implements AuditSink {
 
   recordPolicy(row: PolicyRow): void {
     this.write(() =>
-      this.insertPolicy.run(
-        row.sha256,
-        row.origin,
-        row.robotsUrl,
-        row.finalUrl,
-        String(row.status),
-        row.fetchedAt,
-        JSON.stringify(row.sitemaps),
-        row.body,
-      ),
+      this.insertPolicy.run({
+        sha256: row.sha256,
+        origin: row.origin,
+        robotsUrl: row.robotsUrl,
+        finalUrl: row.finalUrl,
+        status: String(row.status),
+        fetchedAt: row.fetchedAt,
+        sitemaps: JSON.stringify(row.sitemaps),
+        body: row.body,
+      }),
     );
   }
 

@@ -37,16 +37,58 @@ const policy = (sha: string, origin: string, fetchedAt: string, body: string) =>
 });
 
 describe('SQLite audit', () => {
-  it('rows are append-only: the database itself refuses UPDATE and DELETE', () => {
+  // Every way SQL has of rewriting a row, on every table the promise covers. REPLACE deletes the
+  // old row without firing DELETE triggers, so each is tried, and the table compared after.
+  it.each([
+    ['runs', 'user_agent'],
+    ['run_ends', 'status'],
+    ['attempts', 'outcome'],
+    ['policies', 'body'],
+    ['policy_changes', 'new_sha256'],
+  ])('%s: the database refuses UPDATE, DELETE, REPLACE and UPSERT', (table, col) => {
     const dir = tmp();
-    const sink = new SqliteAuditSink(path.join(dir, 'audit.sqlite'));
-    sink.recordAttempt(row({}));
+    const file = path.join(dir, 'audit.sqlite');
+    const sink = new SqliteAuditSink(file);
+    sink.recordRun({ runId: 'r1', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'Bot', options: {}, resumeOf: null, worker: null });
+    sink.recordAttempt(row({ outcome: 'blocked' }));
+    sink.recordPolicy(policy('p1', 'http://a.test', '2026-01-01T00:00:00.000Z', 'User-agent: *\nDisallow: /\n'));
+    sink.recordPolicyChange({ runId: 'r1', origin: 'http://a.test', oldSha256: null, newSha256: 'p1', at: '2026-01-01T00:00:00.000Z' });
+    sink.recordRunEnd({ runId: 'r1', endedAt: '2026-01-01T00:00:01.000Z', status: 'completed', counts: { blocked: 1 }, error: null });
     sink.close();
-    const db = new Database(path.join(dir, 'audit.sqlite'));
-    expect(() => db.prepare("UPDATE attempts SET outcome = 'blocked'").run()).toThrow(/append-only/);
-    expect(() => db.prepare('DELETE FROM attempts').run()).toThrow(/append-only/);
-    expect(() => db.prepare("UPDATE policies SET body = ''").run()).not.toThrow(); // no rows to touch
+    const db = new Database(file);
+    const snapshot = () => db.prepare(`SELECT rowid AS rid, * FROM ${table} ORDER BY rowid`).all();
+    const before = snapshot();
+    expect(before).toHaveLength(1);
+    const old = before[0] as Record<string, unknown>;
+    const cols = Object.keys(old).filter((c) => c !== 'rid');
+    const values = { ...Object.fromEntries(cols.map((c) => [c, old[c]])), [col]: 'rewritten', rid: old.rid };
+    const names = cols.join(', ');
+    const params = cols.map((c) => `@${c}`).join(', ');
+    const attempts = {
+      update: `UPDATE ${table} SET ${col} = 'rewritten'`,
+      'update or replace': `UPDATE OR REPLACE ${table} SET ${col} = 'rewritten'`,
+      delete: `DELETE FROM ${table}`,
+      'insert or replace, same key': `INSERT OR REPLACE INTO ${table} (${names}) VALUES (${params})`,
+      'insert or replace, same rowid': `INSERT OR REPLACE INTO ${table} (rowid, ${names}) VALUES (@rid, ${params})`,
+      'replace into': `REPLACE INTO ${table} (rowid, ${names}) VALUES (@rid, ${params})`,
+      upsert: `INSERT INTO ${table} (rowid, ${names}) VALUES (@rid, ${params}) ON CONFLICT DO UPDATE SET ${col} = excluded.${col}`,
+    };
+    for (const [what, sql] of Object.entries(attempts)) {
+      const stmt = db.prepare(sql);
+      const bound = sql.includes('@') ? Object.fromEntries(Object.entries(values).filter(([k]) => sql.includes(`@${k}`))) : undefined;
+      expect(() => (bound ? stmt.run(bound) : stmt.run()), what).toThrow(/append-only|UNIQUE constraint/);
+      expect(snapshot(), what).toEqual(before);
+    }
     db.close();
+    // The writer still appends, and a policy seen again is still idempotent.
+    const again = new SqliteAuditSink(file);
+    again.recordPolicy(policy('p1', 'http://a.test', '2026-01-01T00:00:02.000Z', 'User-agent: *\nDisallow: /\n'));
+    again.recordAttempt(row({}));
+    again.close();
+    const a = openAudit(dir);
+    expect(a.attempts()).toHaveLength(2);
+    expect(a.policies()).toHaveLength(1);
+    a.close();
   });
 
   it('reads every audit*.sqlite of a directory as one, with the queries the tools need', () => {
