@@ -76,6 +76,10 @@ function message(code: DiagnosticCode, severity: Severity, d: string): string {
         : `Sitemap "${d}" is relative; it was resolved against the robots.txt URL.`;
     case 'sitemap-without-key':
       return `The line "${d}" is a bare URL; it was taken as a Sitemap.`;
+    case 'usage-outside-group':
+      return `"${d}" appears before any user-agent line; it was ignored (it is a rule of a group, aipref attach draft).`;
+    case 'signal-outside-group':
+      return 'Content-Signal appears before any user-agent line; it was read as applying to every crawler.';
     case 'conflicting-rules':
       return `Allow and Disallow have the same pattern "${d}" in one group; Allow wins (RFC 9309 §2.2.2).`;
     case 'duplicate-rule':

@@ -11,6 +11,8 @@ export type {
   UserAgentLine,
   ParseOptions,
   LintOptions,
+  UsageLine,
+  UsageMatch,
 } from './types.js';
 export { parseRobotsTxt } from './robots-txt.js';
 export { productToken, isValidProductToken } from './product-token.js';

@@ -34,7 +34,20 @@ export interface Model {
   /** Rule line numbers, positive for allow, negative for disallow. */
   readonly ruleLines: IntList;
   readonly sitemaps: string[];
+  /** Content-Usage and Content-Signal lines in file order: usage, recorded beside access. */
+  readonly usage: UsageRecord[];
   readonly log: DiagnosticLog;
+}
+
+/** One usage line as recorded: `group` is the index in `groups`, or -1 before any user-agent line. */
+export interface UsageRecord {
+  readonly kind: 'content-usage' | 'content-signal';
+  readonly group: number;
+  /** Content-Usage's optional path pattern, as written; null when the line has none. */
+  readonly path: string | null;
+  /** The preference text after the path (a structured-field dictionary, not parsed here). */
+  readonly value: string;
+  readonly line: number;
 }
 
 /** The pattern of rule `i` as written. */
@@ -50,6 +63,7 @@ class ModelBuilder implements LineHandler, Model {
   readonly sitemaps: string[] = [];
   /** The sitemaps seen, for de-duplication in constant time (a file may list 10,000 of them). */
   private sitemapSet: Set<string> | null = new Set<string>();
+  readonly usage: UsageRecord[] = [];
   private current: GroupRecord | null = null;
   private readonly lenientKinds: Leniency[] = [];
 
@@ -128,6 +142,34 @@ class ModelBuilder implements LineHandler, Model {
       case Key.Sitemap:
         this.sitemap(text.slice(valueStart, valueEnd), line, valueColumn);
         return;
+      case Key.ContentUsage: {
+        const g = this.current;
+        // The aipref attach draft makes Content-Usage a rule of a group: it has no meaning before one.
+        if (g === null) {
+          this.log.add('usage-outside-group', 'error', line, keyColumn, text.slice(keyStart, keyEnd));
+          return;
+        }
+        g.closed = true;
+        const value = text.slice(valueStart, valueEnd);
+        const c = value.charCodeAt(0);
+        let path: string | null = null;
+        let prefs = value;
+        if (c === 47 || c === 42) {
+          const cut = value.search(/[ \t]/);
+          path = cut < 0 ? value : value.slice(0, cut);
+          prefs = cut < 0 ? '' : value.slice(cut).trim();
+        }
+        this.usage.push({ kind: 'content-usage', group: this.groups.length - 1, path, value: prefs, line });
+        return;
+      }
+      case Key.ContentSignal: {
+        // Not a rule: like Crawl-delay it neither starts nor ends a group. Before any user-agent line
+        // it is read as applying to every crawler, as sites that put it there mean it.
+        const g = this.current;
+        if (g === null) this.log.add('signal-outside-group', 'info', line, keyColumn);
+        this.usage.push({ kind: 'content-signal', group: g === null ? -1 : this.groups.length - 1, path: null, value: text.slice(valueStart, valueEnd), line });
+        return;
+      }
       default: {
         // A bare `http(s)://...` line: the tokenizer reads `http` as the key. Real files list sitemaps
         // this way (a forgotten `Sitemap:`); take the URL as one, with a diagnostic.

@@ -6,7 +6,8 @@ import { buildModel, rulePattern, type Model } from './model.js';
 import { isValidProductToken, productToken } from './product-token.js';
 import { RuleIndex } from './rule-index.js';
 import { locateTarget, targetEnd, targetStart, targetText } from './target.js';
-import type { GroupInfo, GroupRef, MatchResult, ParseOptions, RobotsTxt, RuleRef, UserAgentLine, Diagnostic } from './types.js';
+import type { GroupInfo, GroupRef, MatchResult, ParseOptions, RobotsTxt, RuleRef, UserAgentLine, Diagnostic, UsageLine, UsageMatch } from './types.js';
+import { allUsageLines, matchUsage } from './usage-lines.js';
 
 /** The group(s) that apply to one product token, compiled on first use. */
 class Policy {
@@ -16,7 +17,7 @@ class Policy {
 
   constructor(
     private readonly model: Model,
-    private readonly groupIds: number[],
+    readonly groupIds: number[],
     agentLines: { value: string; line: number }[],
     agentIndexes: number[],
     private readonly indexes: Map<string, RuleIndex>,
@@ -120,6 +121,18 @@ class ParsedRobotsTxt implements RobotsTxt {
 
   crawlDelay(userAgent: string): number | undefined {
     return this.policy(userAgent).crawlDelay;
+  }
+
+  usage(url: string | URL, userAgent: string): UsageMatch {
+    const policy = this.policy(userAgent);
+    locateTarget(url);
+    return matchUsage(this.model, policy.groupIds, targetText, targetStart, targetEnd);
+  }
+
+  private usageList: readonly UsageLine[] | undefined;
+
+  get usageLines(): readonly UsageLine[] {
+    return (this.usageList ??= allUsageLines(this.model));
   }
 
   /** The policy for a User-Agent string, cached by the exact string so repeat checks allocate nothing. */

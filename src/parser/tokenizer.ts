@@ -12,6 +12,10 @@ export enum Key {
   Sitemap = 4,
   CrawlDelay = 5,
   Unknown = 6,
+  /** `Content-Usage: [path] prefs` (IETF aipref attach draft): usage preferences, not access. */
+  ContentUsage = 7,
+  /** `Content-Signal: search=yes, ai-train=no` (Cloudflare's convention): usage preferences, not access. */
+  ContentSignal = 8,
 }
 
 /** Why a line was accepted only leniently (reported to the handler's `lenient`). */
@@ -136,6 +140,8 @@ const KEYS: readonly (readonly [string, Key, boolean])[] = [
   ['sitemap', Key.Sitemap, false],
   ['site-map', Key.Sitemap, true],
   ['crawl-delay', Key.CrawlDelay, false],
+  ['content-usage', Key.ContentUsage, false],
+  ['content-signal', Key.ContentSignal, false],
 ];
 
 /** Returns `key << 1 | misspelled`. Compares in place, case-insensitively, without allocating. */

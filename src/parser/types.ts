@@ -28,6 +28,8 @@ export type Severity = 'error' | 'warning' | 'info';
  *    or a number followed by other text (warning: the number is used).
  * - `relative-sitemap`: a relative Sitemap URL, resolved against `options.url` (info) or dropped when none is given (error).
  * - `sitemap-without-key`: a line that is a bare `http(s)://` URL, taken as a Sitemap (warning).
+ * - `usage-outside-group`: a Content-Usage line before any user-agent line; ignored (error; aipref attach draft).
+ * - `signal-outside-group`: a Content-Signal line before any user-agent line; read as applying to every crawler (info).
  *
  * Reported only by `lintRobotsTxt` (costlier checks, over the same tokenizer's output):
  * - `conflicting-rules`: an Allow and a Disallow with the same pattern in one group; Allow wins (RFC 9309 §2.2.2) (warning).
@@ -50,6 +52,8 @@ export type DiagnosticCode =
   | 'invalid-crawl-delay'
   | 'relative-sitemap'
   | 'sitemap-without-key'
+  | 'usage-outside-group'
+  | 'signal-outside-group'
   | 'conflicting-rules'
   | 'duplicate-rule'
   | 'shadowed-rule';
@@ -137,6 +141,35 @@ export interface RobotsTxt {
   readonly diagnostics: readonly Diagnostic[];
   /** Every group of the file as written, in file order (built on first access). */
   readonly groups: readonly GroupInfo[];
+  /** The usage lines (Content-Usage, Content-Signal) that apply to `url` for `userAgent`, chosen from
+   *  the same groups as `check`. They say nothing about access: `check` alone decides that.
+   *  @throws TypeError naming the URL when it cannot be parsed. */
+  usage(url: string | URL, userAgent: string): UsageMatch;
+  /** Every usage line of the file in file order (`scope` says whether it stood in a group). */
+  readonly usageLines: readonly UsageLine[];
 }
 
 export interface LintOptions extends ParseOptions {}
+
+/** A usage line of robots.txt: what the site says may be done with what is fetched, beside access. */
+export interface UsageLine {
+  /** `content-usage` (IETF aipref attach draft) or `content-signal` (Cloudflare's convention). */
+  readonly kind: 'content-usage' | 'content-signal';
+  /** Content-Usage's path pattern as written; null when the line gives none (it covers every path). */
+  readonly path: string | null;
+  /** The preferences as written (`train-ai=n, search=y`): a structured-field dictionary (RFC 9651). */
+  readonly value: string;
+  /** 1-based line number. */
+  readonly line: number;
+  /** `group`: in a group that applies to the crawler; `file`: before any user-agent line. */
+  readonly scope: 'group' | 'file';
+}
+
+/** The usage lines that apply to one URL for one crawler (see RobotsTxt.usage). */
+export interface UsageMatch {
+  /** The Content-Usage rules with the longest matching path (several only on a tie), from the groups
+   *  that apply; empty when none matches. */
+  readonly contentUsage: readonly UsageLine[];
+  /** Every Content-Signal line of the groups that apply, and those before any group, in file order. */
+  readonly contentSignal: readonly UsageLine[];
+}
