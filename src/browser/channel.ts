@@ -17,8 +17,16 @@ export interface Channel {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Listener = (params: any) => void;
 
-/** A Playwright CDPSession as a Channel. */
-export function sessionChannel(session: CDPSession): Channel {
+/** A DevTools session of another driver (Puppeteer's CDPSession), in the shape used here. */
+export interface SessionLike {
+  send(method: string, params?: object): Promise<unknown>;
+  on(event: string, fn: Listener): unknown;
+  off(event: string, fn: Listener): unknown;
+  detach(): Promise<void>;
+}
+
+/** A Playwright CDPSession (or another driver's session of the same shape) as a Channel. */
+export function sessionChannel(session: CDPSession | SessionLike): Channel {
   const s = session as unknown as {
     send(method: string, params?: object): Promise<unknown>;
     on(event: string, fn: Listener): void;

@@ -9,7 +9,7 @@
 // (document-gate.ts), which catches new pages at their first navigation.
 import { EventEmitter } from 'node:events';
 import diagnostics from 'node:diagnostics_channel';
-import type { BrowserContext, Page, WebSocketRoute } from 'playwright-core';
+import type { BrowserContext, Page, Request, WebSocketRoute } from 'playwright-core';
 import { sessionChannel, type Channel } from './channel.js';
 import { directContextId, directPageChannel, inThisProcess } from './direct-session.js';
 import { watchNewPages } from './page-watch.js';
@@ -24,8 +24,13 @@ export const blockedChannel = diagnostics.channel('robots-gate:browser-blocked')
 
 const toError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
 
-class Handle extends EventEmitter<GateHandleEvents> implements GateHandle {
-  readonly blocked: GatedRequest[] = [];
+/** The handle behind gatePage / gateContext (and robots-gate/puppeteer's): keeps the blocked
+ *  requests, emits each decision. `E` is the driver's GatedRequest. */
+export class Handle<E extends { readonly decision: { readonly allowed: boolean } | null } = GatedRequest>
+  extends EventEmitter<GateHandleEvents<E>>
+  implements GateHandle<E>
+{
+  readonly blocked: E[] = [];
   disposed = false;
   constructor(
     private readonly remove: () => Promise<void>,
@@ -33,9 +38,10 @@ class Handle extends EventEmitter<GateHandleEvents> implements GateHandle {
   ) {
     super();
   }
-  record(entry: GatedRequest): void {
+  record(entry: E): void {
+    const events = this as EventEmitter<GateHandleEvents<E>>;
     if (entry.decision?.allowed) {
-      this.emit('allowed', entry);
+      events.emit('allowed', ...([entry] as GateHandleEvents<E>['allowed']));
       return;
     }
     if (this.maxBlocked > 0) {
@@ -43,7 +49,7 @@ class Handle extends EventEmitter<GateHandleEvents> implements GateHandle {
       this.blocked.push(entry);
     }
     if (blockedChannel.hasSubscribers) blockedChannel.publish(entry);
-    this.emit('blocked', entry);
+    events.emit('blocked', ...([entry] as GateHandleEvents<E>['blocked']));
   }
   async dispose(): Promise<void> {
     if (this.disposed) return;
@@ -87,7 +93,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
         await stopFn?.();
       },
     };
-    (claim as { ready: Promise<void> }).ready = gateTarget(channel, {
+    (claim as { ready: Promise<void> }).ready = gateTarget<Request, Page>(channel, {
       decide,
       record: (entry) => handle.record(entry),
       disposed: () => handle.disposed,
@@ -108,8 +114,8 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
   /** Pairs entries with Playwright's requests: failed ones always, all only when wanted. */
   const withMatchers = (claim: Claim, all: boolean): void => {
     if (!claim.page) return;
-    claim.failed ??= new RequestMatcher(claim.page, 'requestfailed');
-    if (all) claim.started ??= new RequestMatcher(claim.page, 'request');
+    claim.failed ??= new RequestMatcher<Request>(claim.page, 'requestfailed');
+    if (all) claim.started ??= new RequestMatcher<Request>(claim.page, 'request');
   };
 
   const guard = (page: Page): Promise<void> => {
@@ -236,7 +242,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
  * unchecked. The rules are taken out of every gated document as they are inserted, before Chromium
  * acts on them (it does so in a later microtask; a removed rule set cancels its candidates).
  */
-const NO_SPECULATION_RULES = `new MutationObserver((records) => {
+export const NO_SPECULATION_RULES = `new MutationObserver((records) => {
   for (const r of records) for (const n of r.addedNodes)
     if (n.nodeName === 'SCRIPT' && String(n.type).trim().toLowerCase() === 'speculationrules') n.remove();
 }).observe(document, { childList: true, subtree: true });`;

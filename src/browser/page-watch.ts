@@ -12,7 +12,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { Channel } from './channel.js';
 import { directBrowserSession, type BrowserSession } from './direct-session.js';
-import type { Claim, TargetInfo } from './claim.js';
+import type { ClaimState, TargetInfo } from './claim.js';
 
 /** What one gatePage / gateContext handle gives the watch. */
 export interface PageOwner {
@@ -20,9 +20,9 @@ export interface PageOwner {
   /** Whether the handle gates this new target (a page of its context, its page's popup, …). */
   wants(target: TargetInfo): boolean;
   /** The handle's gated targets by targetId. */
-  readonly claims: Map<string, Claim>;
+  readonly claims: Map<string, ClaimState>;
   /** Gate the new target `targetId` over `channel`. */
-  adopt(targetId: string, channel: Channel): Claim;
+  adopt(targetId: string, channel: Channel): ClaimState;
 }
 
 interface AttachedToTarget {
@@ -31,7 +31,9 @@ interface AttachedToTarget {
   waitingForDebugger: boolean;
 }
 
-class PageWatch {
+/** Holds new targets at creation until the owners that want them have them gated. One per browser
+ *  session; exported for drivers other than Playwright (robots-gate/puppeteer). */
+export class PageWatch {
   private readonly owners = new Set<PageOwner>();
   private enabled: Promise<unknown> | null = null;
   /** Targets this watch attaches to itself (for a second owner): their attach events are its own. */

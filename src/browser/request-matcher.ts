@@ -4,25 +4,36 @@
 // (subresources), so both sides wait for the other briefly. One matcher listens to one page
 // event: `request` (every request: Playwright then sends each to this process, so it is listened
 // to only while someone wants allowed requests) or `requestfailed` (blocked ones: rare, cheap).
-import type { Page, Request } from 'playwright-core';
+import type { Request } from 'playwright-core';
+
+/** What the matcher needs of a request: Playwright's and Puppeteer's fit. */
+export interface RequestLike {
+  method(): string;
+  url(): string;
+}
+
+/** A page that reports its requests (Playwright's, Puppeteer's). */
+export interface RequestEmitter<R> {
+  on(event: 'request' | 'requestfailed', listener: (request: R) => void): unknown;
+  off(event: 'request' | 'requestfailed', listener: (request: R) => void): unknown;
+}
 
 /** Unclaimed requests kept at most; older ones are dropped (they were never paused by us). */
 const MAX_KEPT = 2_000;
 
-export class RequestMatcher {
-  private readonly arrived = new Map<string, Request[]>();
-  private readonly waiting = new Map<string, Array<(r: Request | null) => void>>();
+export class RequestMatcher<R extends RequestLike = Request> {
+  private readonly arrived = new Map<string, R[]>();
+  private readonly waiting = new Map<string, Array<(r: R | null) => void>>();
   private size = 0;
 
   constructor(
-    private readonly page: Page,
+    private readonly page: RequestEmitter<R>,
     private readonly event: 'request' | 'requestfailed',
   ) {
-    if (event === 'request') page.on('request', this.onRequest);
-    else page.on('requestfailed', this.onRequest);
+    page.on(event, this.onRequest);
   }
 
-  private readonly onRequest = (request: Request): void => {
+  private readonly onRequest = (request: R): void => {
     const key = `${request.method()} ${request.url()}`;
     const waiters = this.waiting.get(key);
     if (waiters?.length) {
@@ -45,7 +56,7 @@ export class RequestMatcher {
   }
 
   /** Playwright's request for `method url` if it was reported already; null otherwise. */
-  take(method: string, url: string): Request | null {
+  take(method: string, url: string): R | null {
     const key = `${method} ${url}`;
     const list = this.arrived.get(key);
     if (!list?.length) return null;
@@ -56,7 +67,7 @@ export class RequestMatcher {
   }
 
   /** Playwright's request for `method url`, waiting up to `ms` for it; null if it never comes. */
-  wait(method: string, url: string, ms: number): Promise<Request | null> {
+  wait(method: string, url: string, ms: number): Promise<R | null> {
     const now = this.take(method, url);
     if (now) return Promise.resolve(now);
     const key = `${method} ${url}`;
@@ -69,7 +80,7 @@ export class RequestMatcher {
         resolve(null);
       }, ms);
       timer.unref?.();
-      const done = (r: Request | null) => {
+      const done = (r: R | null) => {
         clearTimeout(timer);
         resolve(r);
       };
@@ -80,8 +91,7 @@ export class RequestMatcher {
   }
 
   stop(): void {
-    if (this.event === 'request') this.page.off('request', this.onRequest);
-    else this.page.off('requestfailed', this.onRequest);
+    this.page.off(this.event, this.onRequest);
     for (const list of this.waiting.values()) for (const done of list) done(null);
     this.waiting.clear();
     this.arrived.clear();

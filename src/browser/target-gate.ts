@@ -5,27 +5,38 @@
 // a subresource or a hop of any of those. Playwright's own routing is not used: it costs a
 // round trip through its protocol and its Request machinery per request, and it never sees
 // redirect hops.
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import type { Channel } from './channel.js';
-import type { RequestMatcher } from './request-matcher.js';
+import type { RequestLike, RequestMatcher } from './request-matcher.js';
 import type { GatedRequest } from './types.js';
+
+/** What an entry reads of the driver's request object (Playwright's and Puppeteer's fit). */
+export interface DriverRequest extends RequestLike {
+  resourceType(): string;
+  frame(): { url(): string } | null;
+}
+
+/** What an entry reads of the driver's page object. */
+export interface DriverPage {
+  url(): string;
+}
 
 export interface Verdict {
   readonly decision: Decision | null;
   readonly error: Error | null;
 }
 
-export interface TargetGateOptions {
+export interface TargetGateOptions<R extends DriverRequest = Request, P extends DriverPage = Page> {
   decide(url: string): Promise<Verdict>;
-  record(entry: GatedRequest): void;
+  record(entry: GatedRequest<R, P>): void;
   disposed(): boolean;
   userAgent: string | undefined;
   /** The page this target belongs to, once known (a popup's is known only later). */
-  page(): Page | null;
+  page(): P | null;
   /** Playwright's requests of that page (allowed ones, failed ones), to hand out with each entry;
    *  null while the page is unknown or nobody wants them. */
-  requests(allowed: boolean): RequestMatcher | null;
+  requests(allowed: boolean): RequestMatcher<R> | null;
   /** Frames of the page (this target's and its children's), id → URL: filled in here. */
   frames: Map<string, string>;
   /** Documents (frame navigations) are decided by the browser-level session (document-gate.ts),
@@ -70,7 +81,10 @@ const BLOCKED_MATCH_WAIT_MS = 500;
  * @returns a stop function (disables interception, detaches the children).
  * @throws when Fetch cannot be enabled on the target.
  */
-export async function gateTarget(channel: Channel, o: TargetGateOptions): Promise<() => Promise<void>> {
+export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
+  channel: Channel,
+  o: TargetGateOptions<R, P>,
+): Promise<() => Promise<void>> {
   // networkId → URL of the chain's latest hop, to name where a redirect came from; frameId → URL.
   const last = new Map<string, string>();
   const frames = o.frames;
@@ -114,7 +128,7 @@ export async function gateTarget(channel: Channel, o: TargetGateOptions): Promis
       channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
     }
     const page = o.page();
-    const entry = (request: GatedRequest['request']): GatedRequest => ({
+    const entry = (request: R | null): GatedRequest<R, P> => ({
       url,
       method: e.request.method,
       // Playwright's type where it knows the request: DevTools' Fetch domain calls fetch() 'XHR'.
@@ -220,10 +234,11 @@ function walk(tree: FrameTree, frames: Map<string, string>): void {
   for (const child of tree.childFrames ?? []) walk(child, frames);
 }
 
-export function frameUrlOf(request: GatedRequest['request'], known: string | undefined, page: Page | null): string {
+export function frameUrlOf(request: DriverRequest | null, known: string | undefined, page: DriverPage | null): string {
   if (request) {
     try {
-      return request.frame().url();
+      const frame = request.frame();
+      if (frame) return frame.url();
     } catch {
       // a worker's request: no frame
     }

@@ -11,8 +11,9 @@ export interface BrowserGate {
   readonly userAgent?: string;
 }
 
-/** One request the gate decided, as emitted on `allowed` and `blocked`. */
-export interface GatedRequest {
+/** One request the gate decided, as emitted on `allowed` and `blocked`. `R` and `P` are the
+ *  driver's request and page types (Playwright's by default; robots-gate/puppeteer passes its own). */
+export interface GatedRequest<R = Request, P = Page> {
   /** The URL checked (for a redirect hop: the hop's target). */
   readonly url: string;
   readonly method: string;
@@ -32,9 +33,9 @@ export interface GatedRequest {
   /** Playwright's request for this very hop, when Playwright reported it: always for an allowed
    *  request while someone listens to `allowed` (its `response()` tells how it ended), mostly for
    *  a blocked one; null for a document and a WebSocket, and when Playwright never reported it. */
-  readonly request: Request | null;
+  readonly request: R | null;
   /** The page that made the request; null when unknown (a worker's request). */
-  readonly page: Page | null;
+  readonly page: P | null;
 }
 
 export interface GateOptions {
@@ -45,18 +46,18 @@ export interface GateOptions {
   maxBlocked?: number;
 }
 
-export interface GateHandleEvents {
-  blocked: [GatedRequest];
-  allowed: [GatedRequest];
+export interface GateHandleEvents<E = GatedRequest> {
+  blocked: [E];
+  allowed: [E];
 }
 
 /**
  * What gatePage / gateContext return. Emits `blocked` and `allowed` (a GatedRequest each) as the
  * decisions are made; `blocked` lists every blocked request so far.
  */
-export interface GateHandle extends EventEmitter<GateHandleEvents> {
+export interface GateHandle<E = GatedRequest> extends EventEmitter<GateHandleEvents<E>> {
   /** Blocked requests so far, oldest first (at most `maxBlocked`). */
-  readonly blocked: readonly GatedRequest[];
+  readonly blocked: readonly E[];
   /** Stop gating: ends the DevTools interception. Requests after this go out ungated. */
   dispose(): Promise<void>;
 }
