@@ -56,6 +56,8 @@ function message(code: DiagnosticCode, severity: Severity, d: string): string {
       const key = d.slice(0, cut);
       return `"${key}" is not followed by a colon; the line was read as "${key}: ${d.slice(cut + 1)}".`;
     }
+    case 'nul-byte':
+      return 'A NUL byte ends the line here; the rest of it was ignored, as Google\'s parser does.';
     case 'invalid-line':
       return 'The line is not "key: value"; it was ignored.';
     case 'rule-outside-group':

@@ -235,6 +235,10 @@ class ModelBuilder implements LineHandler, Model {
     this.ruleLines.trim();
   }
 
+  nul(line: number, column: number): void {
+    this.log.add('nul-byte', 'warning', line, column);
+  }
+
   invalid(line: number, column: number): void {
     if (!this.quietUnknown) this.log.add('invalid-line', 'warning', line, column);
   }

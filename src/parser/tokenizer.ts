@@ -2,7 +2,10 @@
 // line to a handler. The matcher's model builder is one handler; the linter reads that same model.
 //
 // Line syntax (RFC 9309 §2.2): `key : value # comment`. Keys are case-insensitive; white space around
-// the key, the colon and the value is ignored; LF, CR LF and a lone CR each end a line.
+// the key, the colon and the value is ignored; LF, CR LF and a lone CR each end a line. A NUL ends
+// what the line says: Google's reference parser hands each line on as a C string, so
+// `Disallow: /private\0junk` is the rule `/private` there, and a crawler following it must not read
+// `/private%00junk` here.
 
 /** The directive a line names. */
 export enum Key {
@@ -37,6 +40,9 @@ export interface LineHandler {
   lenient(kind: Leniency, keyStart: number, keyEnd: number, line: number, lineStart: number): void;
   /** A non-blank line that is not `key: value` (and not a comment). */
   invalid(line: number, column: number): void;
+  /** A NUL byte (at `column`) ended the line before its end or its comment. Called before the
+   *  line's other callbacks, also when nothing is left of it. */
+  nul(line: number, column: number): void;
 }
 
 /** Tokenize `text`, calling `handler` for each non-blank, non-comment line in order. Never throws. */
@@ -48,6 +54,7 @@ export function tokenize(text: string, handler: LineHandler): void {
   let nextCr = -1;
   let nextHash = -1;
   let nextColon = -1;
+  let nextNul = -1;
   let pos = 0;
   let line = 0;
   while (pos < n) {
@@ -70,6 +77,14 @@ export function tokenize(text: string, handler: LineHandler): void {
       if (nextHash < 0) nextHash = n;
     }
     if (nextHash < end) end = nextHash;
+    if (nextNul < lineStart) {
+      nextNul = text.indexOf('\0', lineStart);
+      if (nextNul < 0) nextNul = n;
+    }
+    if (nextNul < end) {
+      end = nextNul;
+      handler.nul(line, nextNul - lineStart + 1);
+    }
     let a = lineStart;
     while (a < end && isSpace(text.charCodeAt(a))) a++;
     while (end > a && isSpace(text.charCodeAt(end - 1))) end--;

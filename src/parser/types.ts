@@ -56,7 +56,8 @@ export type DiagnosticCode =
   | 'signal-outside-group'
   | 'conflicting-rules'
   | 'duplicate-rule'
-  | 'shadowed-rule';
+  | 'shadowed-rule'
+  | 'nul-byte';
 
 /** One finding about one line of a robots.txt file, from the same parse that matching uses. */
 export interface Diagnostic {

@@ -43,3 +43,36 @@ describe('invalid UTF-8 octets', () => {
     expect(r.isAllowed('/b', 'Bot')).toBe(false);
   });
 });
+
+// Google's reference parser reads each line as a C string, so a NUL ends it there; a crawler that
+// followed Google's reading would stay out of /private, and so must we, and lint must say why.
+describe('NUL bytes', () => {
+  it('end the rule at the NUL, with a diagnostic at its column', () => {
+    const r = parseRobotsTxt(bytes('User-agent: *\nDisallow: /private', [0], 'junk\nAllow: /ok\n'));
+    expect(r.isAllowed('/private/x', 'Bot')).toBe(false);
+    expect(r.check('/private/x', 'Bot').rule).toEqual({ type: 'disallow', pattern: '/private', line: 2 });
+    expect(r.isAllowed('/ok', 'Bot')).toBe(true);
+    expect(r.diagnostics.filter((d) => d.code === 'nul-byte')).toEqual([
+      { line: 2, column: 19, severity: 'warning', code: 'nul-byte', message: expect.stringMatching(/NUL byte ends the line/) },
+    ]);
+  });
+
+  it('in a user-agent value, a key, or at the start of a line: the line is read up to it', () => {
+    const r = parseRobotsTxt('User-agent: Bot\0Evil\nDisallow: /a\n\nUser-agent: *\nDisa\0llow: /b\n\0Disallow: /c\n');
+    expect(r.isAllowed('/a', 'Bot')).toBe(false);
+    expect(r.isAllowed('/a', 'BotEvil')).toBe(true);
+    expect(r.isAllowed('/b', 'Other')).toBe(true);
+    expect(r.isAllowed('/c', 'Other')).toBe(true);
+    expect(r.diagnostics.filter((d) => d.code === 'nul-byte').map((d) => [d.line, d.column])).toEqual([
+      [1, 16],
+      [5, 5],
+      [6, 1],
+    ]);
+  });
+
+  it('in a comment changes nothing and is not reported', () => {
+    const r = parseRobotsTxt('User-agent: *\nDisallow: /p # note\0more\n');
+    expect(r.check('/p', 'Bot').rule?.pattern).toBe('/p');
+    expect(r.diagnostics.map((d) => d.code)).not.toContain('nul-byte');
+  });
+});

@@ -73,3 +73,14 @@ describe('lint --timeout that no timer can hold', () => {
     });
   }
 });
+
+describe('lint of a file holding a NUL byte', () => {
+  it('reports where the NUL ends the line, and the rule it leaves', async () => {
+    const file = path.join(tmp, 'nul.txt');
+    writeFileSync(file, 'User-agent: *\nDisallow: /private\0junk\n');
+    const r = await runCli(['lint', file, '--json']);
+    const found = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { code: string; line: number; column: number });
+    expect(found).toContainEqual(expect.objectContaining({ code: 'nul-byte', line: 2, column: 19 }));
+    expect(r.stdout).not.toContain('%00');
+  });
+});
