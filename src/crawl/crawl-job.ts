@@ -491,7 +491,7 @@ export class CrawlJob {
 
     // A 3xx the transport left to us: its target is a request of its own, gated and spaced by
     // its own host's politeness like any other.
-    if (result.redirectTo && !retry) await this.scheduleRedirect(url, result.redirectTo, (this.redirects.get(url)?.depth ?? 0) + 1);
+    if (result.redirectTo && !retry) await this.scheduleRedirect(url, result.redirectTo, (this.redirects.get(url)?.depth ?? 0) + 1, true);
 
     const sent = result.hops.some((h) => !h.blocked);
     // The host's interval runs from its last response, a rendered page's subresources included.
@@ -655,7 +655,9 @@ export class CrawlJob {
     return r ? { kind: 'redirect', parentUrl: r.parent } : { kind: 'page', parentUrl: null };
   }
 
-  private async scheduleRedirect(from: string, target: string, depth: number): Promise<void> {
+  /** `leased`: the 3xx came from `from` in this job and its host is still leased to us (so no
+   *  other take can hand the target out while it is decided here). */
+  private async scheduleRedirect(from: string, target: string, depth: number, leased = false): Promise<void> {
     if (depth > this.o.maxRedirects) return; // the 3xx row is the record; the chain stops here
     let u: URL;
     try {
@@ -675,6 +677,15 @@ export class CrawlJob {
     if (added === 0) return; // already in the list (or fetched): it is, or was, a request of its own
     this.redirects.set(href, { parent: from, depth });
     this.host(u.host).remaining++;
+    // A target on the origin just decided is decided now from the cached policy: a disallowed one
+    // sends nothing, so it must not wait out the host's interval in the queue to be marked blocked.
+    if (leased && u.origin === safeOrigin(from)) {
+      const at = Date.now();
+      const d = await this.o.gate.check(href);
+      if (d.allowed) return;
+      this.write({ url: href, host: u.host, kind: 'redirect', parentUrl: from, startMs: at, endMs: Date.now(), decision: d, outcome: 'blocked', final: true, attempt: 1 });
+      await this.o.frontier.remove(u.host, [href]);
+    }
   }
 
   /** Build the row (one object literal: this runs for every attempt). */
@@ -792,6 +803,14 @@ function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promi
 
 function errText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+function safeOrigin(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function safeHost(url: string): string {
