@@ -25,6 +25,7 @@ import { startProgress } from './crawl-progress.js';
 import { BrowserNotFoundError } from '../browser/errors.js';
 import { DEFAULT_CHROMIUM } from '../browser/launch.js';
 import { formatSummary, summaryObject, unreachableWarning, type SubresourceCounts } from './crawl-summary.js';
+import { fsProblem } from './fs-words.js';
 import { count as plural } from './plural.js';
 import { collect } from './repeatable.js';
 
@@ -201,21 +202,12 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     }
   }
 
-  // The output directory: created if missing, and it must be writable.
-  const outDir = path.resolve(opts.out);
-  try {
-    fs.mkdirSync(outDir, { recursive: true });
-    fs.accessSync(outDir, fs.constants.W_OK);
-  } catch (err) {
-    say(`cannot write to --out ${outDir}: ${(err as Error).message}`);
-    return CRAWL_EXIT.output;
-  }
-
+  // The list is read before --out is touched: a list that cannot be read leaves no empty --out.
   let list;
   try {
     list = await readUrlList(file);
   } catch (err) {
-    say(`cannot read the URL list ${file}: ${(err as Error).message}`);
+    say(`cannot read the URL list ${file}: ${fsProblem(err)}`);
     return CRAWL_EXIT.usage;
   }
   for (const bad of list.invalid.slice(0, 10)) say(`line ${bad.line}: ${bad.message} (skipped)`);
@@ -224,6 +216,17 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   if (list.urls.length === 0) {
     say(`no URL to crawl in ${file} (${list.invalid.length} lines were not http(s) URLs)`);
     return CRAWL_EXIT.usage;
+  }
+
+  // The output directory: created if missing, and it must be writable.
+  const outDir = path.resolve(opts.out);
+  try {
+    fs.mkdirSync(outDir, { recursive: true });
+    fs.accessSync(outDir, fs.constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    say(`cannot write to --out ${outDir}: ${code === 'EEXIST' ? 'it is a file, not a directory' : fsProblem(err)}`);
+    return CRAWL_EXIT.output;
   }
 
   // What a previous run settled (--resume), read before this run appends.

@@ -8,6 +8,7 @@ import { allDiagnostics } from '../web/diagnostics.js';
 import { fetchRobotsForTool } from '../web/fetch-robots.js';
 import { MAX_TIMEOUT_MS } from '../fetcher/robots-fetcher.js';
 import { plural } from '../report/format.js';
+import { fsProblem } from './fs-words.js';
 
 /** Exit codes, as `--help` documents them. */
 export const LINT_EXIT = { clean: 0, warnings: 1, errors: 2, unreadable: 3 } as const;
@@ -51,7 +52,7 @@ async function readLimited(file: string): Promise<{ bytes: Uint8Array; unread: n
   try {
     handle = await open(file, 'r');
   } catch (err) {
-    throw new UnreadableError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UnreadableError(`cannot read ${file}: ${fsProblem(err)}`);
   }
   try {
     const stat = await handle.stat();

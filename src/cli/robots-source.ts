@@ -6,17 +6,38 @@ import type { Decision } from '../gate/types.js';
 import { parseRobotsTxt } from '../parser/index.js';
 import type { RobotsTxt } from '../parser/types.js';
 import type { PolicyRecord } from '../stores/types.js';
+import { fsProblem } from './fs-words.js';
 
 /** Bytes read from a --robots-file at most (the parser keeps 500 KiB and reports the rest). */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
+/** A --robots-file that cannot be read; the message says why in words. */
+export class RobotsFileError extends Error {
+  readonly code = 'ERR_ROBOTS_FILE';
+}
+
+/** Read and parse a --robots-file (a pipe such as `<(curl …)` too: read in order, not by position).
+ *  @throws RobotsFileError (missing, a directory, not readable). */
 export async function readRobotsFile(file: string): Promise<{ text: Uint8Array; robots: RobotsTxt }> {
-  const handle = await fs.open(file, 'r');
+  let handle;
+  try {
+    handle = await fs.open(file, 'r');
+  } catch (err) {
+    throw new RobotsFileError(fsProblem(err), { cause: err });
+  }
   try {
     const buf = Buffer.alloc(MAX_FILE_BYTES);
-    const { bytesRead } = await handle.read(buf, 0, MAX_FILE_BYTES, 0);
-    const text = buf.subarray(0, bytesRead);
+    let filled = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, filled, MAX_FILE_BYTES - filled, null);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+      if (filled === MAX_FILE_BYTES) break;
+    }
+    const text = buf.subarray(0, filled);
     return { text, robots: parseRobotsTxt(text) };
+  } catch (err) {
+    throw new RobotsFileError(fsProblem(err), { cause: err });
   } finally {
     await handle.close();
   }

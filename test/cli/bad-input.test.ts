@@ -66,7 +66,7 @@ describe('robots-gate crawl on bad input', () => {
     const r1 = await runCli(['crawl', write(dir, 'g.txt', 'nothing here\nstill nothing\n'), '--user-agent', UA, '--out', path.join(dir, 'o1')]);
     expect([r1.code, r1.stderr]).toEqual([2, expect.stringMatching(/no URL to crawl/)]);
     const r2 = await runCli(['crawl', path.join(dir, 'missing.txt'), '--user-agent', UA, '--out', path.join(dir, 'o2')]);
-    expect([r2.code, r2.stderr]).toEqual([2, expect.stringMatching(/cannot read the URL list .*ENOENT/)]);
+    expect([r2.code, r2.stderr]).toEqual([2, expect.stringMatching(/cannot read the URL list .*: there is no such file or directory/)]);
     const r3 = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'o3'), '--concurrency', '0'], { stdin: 'http://a.test/\n' });
     expect([r3.code, r3.stderr]).toEqual([2, expect.stringMatching(/--concurrency must be a number >= 1/)]);
     const r4 = await runCli(['crawl', '-', '--user-agent', 'Bot2000/1.0', '--out', path.join(dir, 'o4')], { stdin: 'http://a.test/\n' });

@@ -74,7 +74,7 @@ describe('explain on hostile input', () => {
   it('a --robots-file that does not exist is exit 3; --timeout and --context that are not numbers are exit 2', async () => {
     const missing = await runCli(['explain', 'http://a.test/', '--user-agent', 'T', '--robots-file', path.join(dir, 'nope.txt')]);
     expect(missing.code).toBe(3);
-    expect(missing.stderr).toMatch(/cannot read --robots-file .*ENOENT/);
+    expect(missing.stderr).toMatch(/cannot read --robots-file .*: there is no such file or directory/);
     const t = await runCli(['explain', 'http://a.test/', '--user-agent', 'T', '--timeout', 'abc']);
     expect(t.code).toBe(2);
     expect(t.stderr).toMatch(/--timeout must be/);

@@ -168,7 +168,7 @@ describe('lint: output and exit codes', () => {
   it('exits 3 with a message when there is nothing to lint', async () => {
     const missing = await runCli(['lint', path.join(tmp, 'no-such-file.txt')]);
     expect(missing.code).toBe(3);
-    expect(missing.stderr).toContain('ENOENT');
+    expect(missing.stderr).toContain('there is no such file or directory');
     const dirArg = await runCli(['lint', tmp]);
     expect(dirArg.code).toBe(3);
     expect(dirArg.stderr).toContain('is a directory');
