@@ -1,9 +1,11 @@
 // robots-gate: the library's public API. Each layer adds its exports below.
-export { RobotsGate, RobotsBlockedError, InvalidUserAgentError, TooManyRedirectsError, InvalidOptionError } from './gate/index.js';
+export { RobotsGate, RobotsBlockedError, InvalidUserAgentError, TooManyRedirectsError, InvalidOptionError, crawlerIdentity } from './gate/index.js';
 export type {
   RobotsGateOptions,
   RobotsGateEvents,
   GateFetchInit,
+  UserAgentProblem,
+  CrawlerIdentity,
   Decision,
   DecisionReason,
   PolicyStamp,

@@ -25,19 +25,49 @@ function blockedMessage(d: Decision): string {
   return `robots.txt disallows ${d.url}: rule ${rule} of ${robots}${group}${d.stale ? ' [stale copy]' : ''}`;
 }
 
-/** A User-Agent whose product token breaks RFC 9309 §2.2.1 (only letters, `_` and `-`). */
+/** What is wrong with a crawler's identity (see {@link InvalidUserAgentError}). */
+export type UserAgentProblem = 'empty' | 'header' | 'not-a-token' | 'no-crawler' | 'not-in-user-agent';
+
+/**
+ * A User-Agent (or productToken) that names no crawler robots.txt groups could match (RFC 9309 §2.2.1),
+ * or a header that cannot be sent (RFC 9110 §5.5). `problem` says which:
+ * - `empty`: no User-Agent;
+ * - `header`: control characters or characters above U+00FF;
+ * - `not-a-token`: the token (read, or given as productToken) is not letters, digits, `_` and `-`;
+ * - `no-crawler`: a `Mozilla/…` browser string with no product after `compatible;`: pass productToken;
+ * - `not-in-user-agent`: the productToken given does not occur in the User-Agent as a product.
+ */
 export class InvalidUserAgentError extends TypeError {
   readonly code = 'ERR_INVALID_USER_AGENT' as const;
   readonly userAgent: string;
-  /** @param token the product token found; omit it when the whole string cannot be a header value. */
-  constructor(userAgent: string, token?: string) {
-    super(
-      token === undefined
-        ? `invalid userAgent ${JSON.stringify(userAgent)}: it cannot be sent as an HTTP header value (control characters, or characters above U+00FF, RFC 9110 §5.5)`
-        : `invalid userAgent ${JSON.stringify(userAgent)}: its product token ${JSON.stringify(token)} must be letters, "_" and "-" only (RFC 9309 §2.2.1), e.g. "MyBot/1.0 (+https://example.com/bot)"`,
-    );
+  readonly problem: UserAgentProblem;
+  /** The token concerned (read from the User-Agent, or given), when there is one. */
+  readonly productToken: string | undefined;
+  /** @param given the token came from the productToken option, not from the User-Agent. */
+  constructor(userAgent: string, problem: UserAgentProblem, token?: string, given = false) {
+    super(userAgentMessage(userAgent, problem, token, given));
     this.name = 'InvalidUserAgentError';
     this.userAgent = userAgent;
+    this.problem = problem;
+    this.productToken = token;
+  }
+}
+
+function userAgentMessage(ua: string, problem: UserAgentProblem, token: string | undefined, given: boolean): string {
+  const q = JSON.stringify;
+  switch (problem) {
+    case 'empty':
+      return 'RobotsGate needs options.userAgent: the User-Agent header, e.g. "MyBot/1.0 (+https://example.com/bot)"';
+    case 'header':
+      return `invalid userAgent ${q(ua)}: it cannot be sent as an HTTP header value (control characters, or characters above U+00FF, RFC 9110 §5.5)`;
+    case 'not-a-token':
+      return given
+        ? `invalid productToken ${q(token)} for userAgent ${q(ua)}: a product token is letters, digits, "_" and "-" (RFC 9309 §2.2.1), e.g. "MyBot"`
+        : `invalid userAgent ${q(ua)}: its product token ${q(token)} must be letters, digits, "_" and "-" (RFC 9309 §2.2.1), e.g. "MyBot/1.0 (+https://example.com/bot)"`;
+    case 'no-crawler':
+      return `userAgent ${q(ua)} names no crawler: it is a browser-style "Mozilla/…" string with no "compatible; Name/version" product, so robots.txt groups could only match it as "Mozilla" (RFC 9309 §2.2.1); pass productToken, the name sites write in their User-agent lines, e.g. productToken: "MyBot"`;
+    case 'not-in-user-agent':
+      return `productToken ${q(token)} does not occur in userAgent ${q(ua)} as a product ("${token}/1.0", "${token};", "${token})" or the whole string): a site must be able to tell from the header which of its User-agent lines the crawler obeys (RFC 9309 §2.2.1)`;
   }
 }
 

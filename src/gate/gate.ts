@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { domainToASCII } from 'node:url';
 import { LRUCache } from 'lru-cache';
 import { Agent, type Dispatcher } from 'undici';
-import { parseRobotsTxt, productToken } from '../parser/index.js';
+import { parseRobotsTxt } from '../parser/index.js';
 import type { RobotsTxt } from '../parser/types.js';
 import { fetchRobotsTxt } from '../fetcher/robots-fetcher.js';
 import { createResolvingAgent } from '../fetcher/resolving-agent.js';
@@ -13,7 +13,7 @@ import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js'
 import { MemoryPolicyStore } from '../stores/memory-policy-store.js';
 import type { PolicyRecord, PolicyStore } from '../stores/types.js';
 import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
-import { InvalidUserAgentError } from './errors.js';
+import { crawlerIdentity } from './identity.js';
 import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
 import { gateInterceptor } from './interceptor.js';
 import { resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
@@ -28,12 +28,9 @@ interface Entry {
   readonly expiresAt: number;
   readonly stale: boolean;
   readonly crawlDelaySeconds: number | undefined;
+  /** The product token this origin's rules are matched against: the first fallback token its file names. */
+  readonly token: string;
 }
-
-/** Product token rule of RFC 9309 §2.2.1. */
-const VALID_TOKEN = /^[A-Za-z_-]+$/;
-/** RFC 9110 §5.5 field-value characters: HTAB, SP, VCHAR, obs-text. */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export interface RobotsGateEvents {
   /** A robots.txt record was fetched or loaded from the store into this gate. */
@@ -49,15 +46,20 @@ export interface RobotsGateEvents {
  *
  * Events (also on node:diagnostics_channel `robots-gate:fetch|decision|policy-change`):
  * `policy` (PolicyRecord), `policy-change` (PolicyChange), `override` (host).
- * @throws InvalidUserAgentError when the userAgent's product token is not letters, `_`, `-`.
+ * @throws InvalidUserAgentError (code `ERR_INVALID_USER_AGENT`, `.problem`) for an empty or unsendable
+ *   userAgent, a token that is not letters, digits, `_`, `-`, a browser-style `Mozilla/…` string naming no
+ *   crawler without `productToken`, or a `productToken` the userAgent does not carry as a product.
  * @throws InvalidOptionError (a RangeError) for an out-of-range option; InvalidResolveEntryError
  *   (a TypeError) for a bad `resolve` entry; TypeError for dispatcher and resolve together.
  */
 export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   /** The User-Agent header every request carries. */
   readonly userAgent: string;
-  /** The product token rules are matched against (from userAgent). */
-  readonly productToken: string;
+  /** The product token(s) in force, as the `productToken` option gave them (a string, or the ordered
+   *  fallback list), else the token read from userAgent (`compatible; GPTBot/1.1` → `GPTBot`). */
+  readonly productToken: string | readonly string[];
+  /** The tokens in match order; the first one an origin's robots.txt names decides there. */
+  readonly #tokens: readonly string[];
   /** Minimum spacing of requests to a host under override, in ms. */
   readonly overrideIntervalMs: number;
 
@@ -74,16 +76,10 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
 
   constructor(options: RobotsGateOptions) {
     super();
-    if (!options || typeof options.userAgent !== 'string' || options.userAgent.trim() === '') {
-      throw new TypeError('RobotsGate needs options.userAgent: the User-Agent header, e.g. "MyBot/1.0 (+https://example.com/bot)"');
-    }
-    const token = productToken(options.userAgent);
-    if (!VALID_TOKEN.test(token)) throw new InvalidUserAgentError(options.userAgent, token);
-    // The header must be sendable: otherwise every robots.txt request fails in undici, and every
-    // origin would be reported unreachable (so disallowed) for a fault of ours, not the site's.
-    if (!HEADER_VALUE.test(options.userAgent)) throw new InvalidUserAgentError(options.userAgent);
-    this.userAgent = options.userAgent;
-    this.productToken = token;
+    const identity = crawlerIdentity(options?.userAgent, options?.productToken);
+    this.userAgent = identity.userAgent;
+    this.#tokens = identity.tokens;
+    this.productToken = Array.isArray(options.productToken) ? identity.tokens : identity.tokens[0]!;
     this.#o = resolveOptions(options);
     this.overrideIntervalMs = this.#o.overrideIntervalMs;
 
@@ -199,7 +195,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       allowed = true;
       reason = 'robots-txt';
     } else if (record.kind === 'parsed') {
-      const m = entry.robots!.check(pathQuery, this.productToken);
+      const m = entry.robots!.check(pathQuery, entry.token);
       allowed = m.allowed;
       rule = m.rule;
       group = m.group;
@@ -230,6 +226,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       overridden,
       // Always present (undefined without a Crawl-delay): one object shape for every decision.
       crawlDelaySeconds: entry.crawlDelaySeconds,
+      productToken: entry.token,
     };
     if (decisionChannel.hasSubscribers) decisionChannel.publish(decision);
     return decision;
@@ -319,13 +316,19 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       ...(record.truncated ? { truncated: true } : {}),
       ...(stale && record.lastStatus !== undefined ? { refetchStatus: record.lastStatus } : {}),
     });
+    // §2.2.1 with fallback tokens (`['MyBot-News', 'MyBot']`): the first token a group names decides,
+    // as Googlebot-News falls back to Googlebot's group; only when none is named do `*` groups apply.
+    const tokens = this.#tokens;
+    let token = tokens[0]!;
+    if (robots !== null && tokens.length > 1) token = tokens.find((t) => robots!.names(t)) ?? token;
     const entry: Entry = {
       record,
       robots,
       stamp,
       expiresAt: record.expiresAt,
       stale,
-      crawlDelaySeconds: robots?.crawlDelay(this.productToken),
+      crawlDelaySeconds: robots?.crawlDelay(token),
+      token,
     };
     this.#local.set(record.origin, entry);
     this.emit('policy', record);

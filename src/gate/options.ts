@@ -6,9 +6,17 @@ import { InvalidOptionError } from './errors.js';
 
 export interface RobotsGateOptions {
   /** Required. The exact User-Agent header of every request the gate makes or lets through (the
-   *  robots.txt fetch included). Rules are matched against its product token (`MyBot/1.0 (+url)` →
-   *  `MyBot`), which must be letters, `_` and `-` only (RFC 9309 §2.2.1). */
+   *  robots.txt fetch included). Unless productToken is given, rules are matched against its product
+   *  token (`MyBot/1.0 (+url)` → `MyBot`; `Mozilla/5.0 (compatible; GPTBot/1.1)` → `GPTBot`), which
+   *  must be letters, digits, `_` and `-` (RFC 9309 §2.2.1). */
   userAgent: string;
+  /** The product token robots.txt groups are matched against, when it is not the one read from
+   *  userAgent, or an ordered fallback list (`['MyBot-News', 'MyBot']`: the first token some group
+   *  names decides; only when none is named do `*` groups apply). Each is letters, digits, `_`, `-`
+   *  and must occur in userAgent as a product (`MyBot/1.0`, `MyBot;`, `MyBot)`), case-insensitively.
+   *  Required for a browser-style `Mozilla/…` userAgent with no `compatible; Name/version` product.
+   *  Default: read from userAgent (`Mozilla/5.0 (compatible; GPTBot/1.1; +…)` → `GPTBot`). */
+  productToken?: string | readonly string[];
   /** undici Dispatcher for robots.txt fetches and `gate.fetch`. Default: an Agent of the gate's own
    *  (never the global dispatcher, so composing `gate.interceptor()` globally cannot recurse). */
   dispatcher?: Dispatcher;

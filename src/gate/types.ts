@@ -67,6 +67,9 @@ export interface Decision {
   readonly overridden: boolean;
   /** Crawl-delay in SECONDS from the group that applied, if any. */
   readonly crawlDelaySeconds?: number;
+  /** The product token the rules were matched against (RFC 9309 §2.2.1): the gate's token or, with
+   *  fallback tokens, the first one this robots.txt names (the first of the list when none is). */
+  readonly productToken: string;
 }
 
 /** Published on `robots-gate:policy-change` and passed to listeners. */

@@ -64,8 +64,10 @@ function message(code: DiagnosticCode, severity: Severity, d: string): string {
       return `"${d}" appears before any user-agent line; it was ignored (RFC 9309 §2.1).`;
     case 'invalid-product-token':
       return d === ''
-        ? 'The user-agent value names no valid product token (letters, "_" and "-" only, RFC 9309 §2.2.1); no crawler matches it.'
+        ? 'The user-agent value names no valid product token (letters, digits, "_" and "-", RFC 9309 §2.2.1); no crawler matches it.'
         : `The user-agent value is not a plain product token; it names "${d}" (RFC 9309 §2.2.1).`;
+    case 'digit-in-product-token':
+      return `The product token "${d}" holds a digit, which RFC 9309 §2.2.1 does not allow; it is accepted and compared whole, as crawlers are named so.`;
     case 'pattern-not-path':
       return `The pattern "${d}" starts with neither "/" nor "*", so it matches no URL path (RFC 9309 §2.2.2).`;
     case 'invalid-crawl-delay':

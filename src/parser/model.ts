@@ -5,7 +5,7 @@
 import { DiagnosticLog } from './diagnostics.js';
 import { decodeBody, DEFAULT_MAX_BYTES } from './decode.js';
 import { IntList } from './int-list.js';
-import { userAgentLineToken } from './product-token.js';
+import { hasDigit, userAgentLineToken } from './product-token.js';
 import { Key, Leniency, tokenize, type LineHandler } from './tokenizer.js';
 import type { ParseOptions } from './types.js';
 
@@ -101,6 +101,7 @@ class ModelBuilder implements LineHandler, Model {
         g.agentTokens.push(token);
         g.agentLines.push(line);
         if (!exact) this.log.add('invalid-product-token', token === '' ? 'warning' : 'info', line, valueColumn, token);
+        if (hasDigit(token)) this.log.add('digit-in-product-token', 'info', line, valueColumn, value.slice(0, token.length));
         return;
       }
       case Key.Allow:

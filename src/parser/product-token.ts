@@ -1,46 +1,186 @@
 // Product tokens (RFC 9309 §2.2.1): "Crawlers MUST use case-insensitive matching to find the group
-// that matches the product token"; a product token is letters, `_` and `-` only
-// (`product-token = identifier / "*"`, `identifier = 1*(%x2D / %x41-5A / %x5F / %x61-7A)`).
+// that matches the product token". One rule for both sides, the file's user-agent lines and the
+// crawler's own name: a token is a run of letters, digits, `_` and `-`, compared whole.
+//
+// RFC 9309's grammar allows letters, `_` and `-` only (`identifier = 1*(%x2D / %x41-5A / %x5F / %x61-7A)`),
+// but real crawlers are named AI2Bot, MJ12bot, img2dataset, 360Spider; crawler-commons, Nutch, Protego
+// and robots-parser all compare such names whole, digits included. Reading `User-agent: AI2Bot` as
+// `ai` (where Google's parser stops) would make the file's line and the crawler's name disagree, and
+// merge `Agent1` and `Agent2` into one group. So digits are accepted; lint reports them (info).
 
-function isTokenChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 45 || c === 95;
-}
-
-/**
- * The crawler's product token: the start of its User-Agent string up to the first `/`, white space or
- * end. `'ExampleBot/2.1 (+https://bot.example/info)'` gives `'ExampleBot'`. The result may hold
- * characters a product token may not (`'Agent4/1.0'` gives `'Agent4'`); such a crawler is named by no
- * group and only `*` groups apply to it (see {@link isValidProductToken}).
- */
-export function productToken(userAgent: string): string {
-  let start = 0;
-  const n = userAgent.length;
-  while (start < n && isBlank(userAgent.charCodeAt(start))) start++;
-  let end = start;
-  while (end < n) {
-    const c = userAgent.charCodeAt(end);
-    if (c === 47 || isBlank(c)) break;
-    end++;
-  }
-  return start === 0 && end === n ? userAgent : userAgent.slice(start, end);
+/** Letters, digits, `_`, `-`: the characters of a product token as robots-gate reads it. */
+export function isTokenChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 95;
 }
 
 function isBlank(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12;
 }
 
-/** True when `token` is a valid RFC 9309 product token (letters, `_`, `-`; at least one). */
+/** Where a product's name ends in a User-Agent string (RFC 9110 §10.1.5: `product = token ["/" version]`,
+ *  products and comments separated by white space). */
+function endsProduct(c: number): boolean {
+  return c === 47 /* / */ || c === 59 /* ; */ || c === 40 /* ( */ || c === 41 /* ) */ || isBlank(c);
+}
+
+/** Past the `/version` of the product whose name ends at `end`, if it has one. */
+function versionEnd(userAgent: string, end: number): number {
+  if (userAgent.charCodeAt(end) !== 47) return end;
+  let v = end + 1;
+  while (v < userAgent.length && !endsProduct(userAgent.charCodeAt(v))) v++;
+  return v;
+}
+
+// The last reading, kept in module state so productToken() builds no object (it runs on the
+// matcher's cache miss, once per distinct User-Agent string).
+let readStart = 0;
+let readEnd = 0;
+/** 0: the leading product; 1: the product after `compatible;`; 2: a Mozilla string naming no crawler. */
+let readFrom = 0;
+/** Start and end of the `compatible; Name/version` text read from, for {@link readProductToken}. */
+let compatibleStart = 0;
+let compatibleEnd = 0;
+
+function read(userAgent: string): void {
+  const n = userAgent.length;
+  let start = 0;
+  while (start < n && isBlank(userAgent.charCodeAt(start))) start++;
+  let end = start;
+  while (end < n && !endsProduct(userAgent.charCodeAt(end))) end++;
+  readStart = start;
+  readEnd = end;
+  readFrom = 0;
+  if (end - start !== 7 || userAgent.slice(start, end).toLowerCase() !== 'mozilla') return;
+  // Browser-style crawler strings (`Mozilla/5.0 (compatible; GPTBot/1.1; +https://openai.com/gptbot)`,
+  // RFC 9309 §2.2.1's own example) name the crawler after `compatible;` in a comment.
+  readFrom = 2;
+  let depth = 0;
+  for (let i = end; i < n; i++) {
+    const c = userAgent.charCodeAt(i);
+    if (c === 40) depth++;
+    else if (c === 41) depth = depth > 0 ? depth - 1 : 0;
+    else if (depth > 0 && (c === 99 || c === 67) && i + 10 <= n && !isTokenChar(userAgent.charCodeAt(i - 1))) {
+      if (userAgent.slice(i, i + 10).toLowerCase() !== 'compatible') continue;
+      let j = i + 10;
+      while (j < n && isBlank(userAgent.charCodeAt(j))) j++;
+      if (userAgent.charCodeAt(j) !== 59) continue; // `(compatible)` or `compatiblefoo`: not the marker
+      j++;
+      while (j < n && isBlank(userAgent.charCodeAt(j))) j++;
+      let k = j;
+      while (k < n && !endsProduct(userAgent.charCodeAt(k))) k++;
+      // The first `compatible;` decides; one followed by no name names no crawler.
+      if (k > j) {
+        readStart = j;
+        readEnd = k;
+        readFrom = 1;
+        compatibleStart = i;
+        compatibleEnd = versionEnd(userAgent, k);
+      }
+      return;
+    }
+  }
+}
+
+/**
+ * The crawler's product token, read from its User-Agent string: the leading product (up to the first
+ * `/`, `;`, parenthesis, white space or the end), except when that product is `Mozilla`: then the
+ * product after the first `compatible;` inside a parenthesised comment.
+ * - `'ExampleBot/2.1 (+https://bot.example/info)'` → `'ExampleBot'`
+ * - `'Mozilla/5.0 (compatible; GPTBot/1.1; +https://openai.com/gptbot)'` → `'GPTBot'`
+ * - `'Mozilla/5.0 (Windows NT 10.0) … Chrome/120.0 Safari/537.36'` → `'Mozilla'` (names no crawler:
+ *   only `*` groups, and groups naming Mozilla, apply; RobotsGate refuses such a string)
+ * The result may hold characters a token may not (`'Jävla-Bot/1'` → `'Jävla-Bot'`); such a crawler
+ * is named by no group (see {@link isValidProductToken}).
+ */
+export function productToken(userAgent: string): string {
+  read(userAgent);
+  return readStart === 0 && readEnd === userAgent.length ? userAgent : userAgent.slice(readStart, readEnd);
+}
+
+/** How {@link productToken} read a User-Agent string: for explainers ("read from `compatible; GPTBot/1.1`"). */
+export interface ProductTokenReading {
+  readonly token: string;
+  /** `leading`: the string's first product; `compatible`: the product after `compatible;` in a
+   *  Mozilla string; `mozilla`: a Mozilla string with no such product, so it names no crawler. */
+  readonly from: 'leading' | 'compatible' | 'mozilla';
+  /** The text the token was read from (`compatible; GPTBot/1.1`, or the leading product with its version). */
+  readonly text: string;
+}
+
+export function readProductToken(userAgent: string): ProductTokenReading {
+  read(userAgent);
+  const token = userAgent.slice(readStart, readEnd);
+  if (readFrom === 1) return { token, from: 'compatible', text: userAgent.slice(compatibleStart, compatibleEnd) };
+  return { token, from: readFrom === 2 ? 'mozilla' : 'leading', text: userAgent.slice(readStart, versionEnd(userAgent, readEnd)) };
+}
+
+/** True when `token` is a product token as robots-gate matches it: one or more letters, digits,
+ *  `_` and `-` (digits go beyond RFC 9309 §2.2.1's grammar; see the note at the top of this file). */
 export function isValidProductToken(token: string): boolean {
   if (token.length === 0) return false;
   for (let i = 0; i < token.length; i++) if (!isTokenChar(token.charCodeAt(i))) return false;
   return true;
 }
 
+/** True when `token` holds a digit: accepted, but outside RFC 9309 §2.2.1's letters-only grammar. */
+export function hasDigit(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c >= 48 && c <= 57) return true;
+  }
+  return false;
+}
+
+/**
+ * Every product a User-Agent string names, in order, as written: a token followed by `/` (`GPTBot/1.1`),
+ * `;` or `)` (`(compatible; img2dataset)`), or standing alone outside comments (`… AI2Bot (+https://…)`,
+ * or the whole string). Words of comments (`like` in `(KHTML, like Gecko)`) and parts of URLs
+ * (`gptbot` in `+https://openai.com/gptbot)`) are not products.
+ */
+export function productsOf(userAgent: string): string[] {
+  const out: string[] = [];
+  const n = userAgent.length;
+  let depth = 0;
+  let i = 0;
+  while (i < n) {
+    const c = userAgent.charCodeAt(i);
+    if (!isTokenChar(c)) {
+      if (c === 40) depth++;
+      else if (c === 41 && depth > 0) depth--;
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && isTokenChar(userAgent.charCodeAt(i))) i++;
+    const before = start === 0 ? 32 : userAgent.charCodeAt(start - 1);
+    const after = i === n ? -1 : userAgent.charCodeAt(i);
+    const opens = isBlank(before) || before === 40 || before === 59 || before === 44 /* , */;
+    if (after === 47) {
+      if (opens) out.push(userAgent.slice(start, i));
+      // The version (`/v1.4.8`) names nothing.
+      i = versionEnd(userAgent, i);
+    } else if (opens && (after === 59 || after === 41 || (depth === 0 && (after === -1 || isBlank(after) || after === 40)))) {
+      out.push(userAgent.slice(start, i));
+    } else {
+      // The rest of a word that is no product (`www.example.com`): skip it whole.
+      while (i < n && !endsProduct(userAgent.charCodeAt(i)) && userAgent.charCodeAt(i) !== 44) i++;
+    }
+  }
+  return out;
+}
+
+/** Does `userAgent` name `token` as a product (see {@link productsOf}), case-insensitively? */
+export function namesProduct(userAgent: string, token: string): boolean {
+  const t = token.toLowerCase();
+  if (userAgent.trim().toLowerCase() === t) return true;
+  return productsOf(userAgent).some((p) => p.toLowerCase() === t);
+}
+
 /**
  * The token a `user-agent` line names, lower-cased: `*` for the wildcard, else the leading run of
- * letters, `_` and `-` of its value (`ExampleBot/1.0` and `ExampleBot Images` both name `examplebot`),
- * as Google's reference parser reads it; `''` when the value starts with any other character.
- * `exact` tells whether the whole value was a valid token (no diagnostic needed).
+ * letters, digits, `_` and `-` of its value (`ExampleBot/1.0`, `ExampleBot Images` and `AI2Bot` name
+ * `examplebot`, `examplebot`, `ai2bot`); `''` when the value starts with any other character.
+ * `exact` tells whether the whole value was a token (no diagnostic needed).
  */
 export function userAgentLineToken(value: string): { token: string; exact: boolean } {
   // Like Google's parser, `*` is the wildcard only alone or followed by white space (`* # all`).

@@ -141,7 +141,8 @@ class ParsedRobotsTxt implements RobotsTxt {
     if (cached) return cached;
     if (typeof userAgent !== 'string') throw new TypeError(`robots-gate: userAgent must be a string, got ${typeof userAgent}`);
     const token = productToken(userAgent);
-    // §2.2.1: a crawler whose name is not a valid product token (e.g. `Agent4`) is named by no group.
+    // §2.2.1: a crawler whose name is not a product token (`Jävla-Bot`) is named by no group. The
+    // token is compared whole: `AI2Bot` is named by `User-agent: AI2Bot`, never by `User-agent: AI`.
     const key = isValidProductToken(token) ? token.toLowerCase() : '';
     let policy = this.byToken.get(key);
     if (!policy) {
@@ -158,24 +159,34 @@ class ParsedRobotsTxt implements RobotsTxt {
    *  flat pairs [group, line index, ...] in file order. Built on the first policy. */
   private byNamedToken: Map<string, number[]> | undefined;
 
+  private namedTokens(): Map<string, number[]> {
+    if (this.byNamedToken) return this.byNamedToken;
+    // One pass over the user-agent lines, so a new name costs a map lookup, not a scan of every
+    // group (a file may hold 100,000 groups, and a caller may try as many names).
+    const groups = this.model.groups;
+    const map = new Map<string, number[]>();
+    for (let i = 0; i < groups.length; i++) {
+      const tokens = groups[i]!.agentTokens;
+      for (let j = 0; j < tokens.length; j++) {
+        const list = map.get(tokens[j]!);
+        if (!list) map.set(tokens[j]!, [i, j]);
+        else if (list[list.length - 2] !== i) list.push(i, j);
+      }
+    }
+    return (this.byNamedToken = map);
+  }
+
+  names(token: string): boolean {
+    if (typeof token !== 'string') return false;
+    if (token === '*') return this.namedTokens().has('*');
+    return isValidProductToken(token) && this.namedTokens().has(token.toLowerCase());
+  }
+
   private buildPolicy(token: string): Policy {
     const groups = this.model.groups;
-    if (!this.byNamedToken) {
-      // One pass over the user-agent lines, so a new name costs a map lookup, not a scan of every
-      // group (a file may hold 100,000 groups, and a caller may try as many names).
-      const map = new Map<string, number[]>();
-      for (let i = 0; i < groups.length; i++) {
-        const tokens = groups[i]!.agentTokens;
-        for (let j = 0; j < tokens.length; j++) {
-          const list = map.get(tokens[j]!);
-          if (!list) map.set(tokens[j]!, [i, j]);
-          else if (list[list.length - 2] !== i) list.push(i, j);
-        }
-      }
-      this.byNamedToken = map;
-    }
+    const named = this.namedTokens();
     for (const wanted of token === '' ? ['*'] : [token, '*']) {
-      const pairs = this.byNamedToken.get(wanted);
+      const pairs = named.get(wanted);
       // §2.2.1: the groups naming the crawler merge; only if none does, the `*` groups (merged) apply.
       if (pairs) {
         const ids: number[] = [];

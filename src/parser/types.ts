@@ -20,8 +20,10 @@ export type Severity = 'error' | 'warning' | 'info';
  * - `missing-colon`: `key value` without a colon, accepted as Google's parser does (warning).
  * - `invalid-line`: a line that is neither a comment nor `key: value`; ignored (warning).
  * - `rule-outside-group`: an allow, disallow or crawl-delay line before any user-agent line; ignored (error).
- * - `invalid-product-token`: a user-agent value that names no valid product token (RFC 9309 §2.2.1);
- *    the leading run of letters, `_` and `-` is used, or the line names nothing when there is none (warning).
+ * - `invalid-product-token`: a user-agent value that is not a bare product token (RFC 9309 §2.2.1); the
+ *    leading run of letters, digits, `_` and `-` is used (info), or the line names nothing when there is none (warning).
+ * - `digit-in-product-token`: the token a user-agent line names holds a digit (`AI2Bot`, `MJ12bot`): outside
+ *    RFC 9309 §2.2.1's letters-only grammar, but accepted and compared whole, as crawlers are named so (info).
  * - `pattern-not-path`: an allow/disallow pattern that starts with neither `/` nor `*`; it is kept as written,
  *    so it can only match URLs whose path begins with it, i.e. none (warning).
  * - `invalid-crawl-delay`: a Crawl-delay that is not a non-negative finite number of seconds (error: ignored),
@@ -48,6 +50,7 @@ export type DiagnosticCode =
   | 'invalid-line'
   | 'rule-outside-group'
   | 'invalid-product-token'
+  | 'digit-in-product-token'
   | 'pattern-not-path'
   | 'invalid-crawl-delay'
   | 'relative-sitemap'
@@ -111,7 +114,7 @@ export interface ParseOptions {
 export interface UserAgentLine {
   /** The value as written (trimmed, comment removed), e.g. `ExampleBot/1.0`. */
   readonly value: string;
-  /** The product token it names, lower-cased (`examplebot`), `*`, or `''` when it names none (RFC 9309 §2.2.1). */
+  /** The product token it names, lower-cased (`examplebot`, `ai2bot`), `*`, or `''` when it names none (RFC 9309 §2.2.1). */
   readonly token: string;
   /** 1-based line number. */
   readonly line: number;
@@ -130,13 +133,18 @@ export interface GroupInfo {
 /** A parsed robots.txt file. Any byte sequence parses; nothing here throws except on a bad URL. */
 export interface RobotsTxt {
   /** May `userAgent` fetch `url`? `url`: absolute (http/https) or a path beginning with `/`.
-   *  `userAgent`: a full User-Agent string or a bare product token.
+   *  `userAgent`: a full User-Agent string or a bare product token; its token is read by `productToken()`
+   *  (a `Mozilla/…` string naming no crawler after `compatible;` is matched as `mozilla`).
    *  @throws TypeError naming the URL when it cannot be parsed (never a silent allow). */
   isAllowed(url: string | URL, userAgent: string): boolean;
   /** Like isAllowed, with the deciding rule and the group that applied (RFC 9309 §2.2.2). */
   check(url: string | URL, userAgent: string): MatchResult;
   /** Crawl-delay in SECONDS from the group that applies to `userAgent`, or undefined. */
   crawlDelay(userAgent: string): number | undefined;
+  /** Does a user-agent line of some group name this product token (compared whole, case-insensitively;
+   *  `*` asks for a global group)? For fallback tokens (`['MyBot-News', 'MyBot']`: the first one named
+   *  decides) and for warnings. */
+  names(token: string): boolean;
   /** Every `Sitemap:` URL in file order (resolved against `options.url` when relative). */
   readonly sitemaps: readonly string[];
   readonly diagnostics: readonly Diagnostic[];

@@ -69,7 +69,7 @@ describe('robots-gate crawl on bad input', () => {
     expect([r2.code, r2.stderr]).toEqual([2, expect.stringMatching(/cannot read the URL list .*: there is no such file or directory/)]);
     const r3 = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'o3'), '--concurrency', '0'], { stdin: 'http://a.test/\n' });
     expect([r3.code, r3.stderr]).toEqual([2, expect.stringMatching(/--concurrency must be a number >= 1/)]);
-    const r4 = await runCli(['crawl', '-', '--user-agent', 'Bot2000/1.0', '--out', path.join(dir, 'o4')], { stdin: 'http://a.test/\n' });
+    const r4 = await runCli(['crawl', '-', '--user-agent', 'my.bot/1.0', '--out', path.join(dir, 'o4')], { stdin: 'http://a.test/\n' });
     expect(r4.code).toBe(2);
     expect(r4.stderr).toMatch(/product token|user.?agent/i);
     const r5 = await runCli(['crawl', '-', '--out', path.join(dir, 'o5')], { stdin: '' });

@@ -74,9 +74,10 @@ describe('product tokens', () => {
     expect(productToken('  Padded/1')).toBe('Padded');
   });
 
-  it('accepts only letters, _ and - as a valid token', () => {
+  it('accepts letters, digits, _ and - as a token', () => {
     expect(isValidProductToken('Example-Bot_x')).toBe(true);
-    expect(isValidProductToken('Agent4')).toBe(false);
+    expect(isValidProductToken('Agent4')).toBe(true);
+    expect(isValidProductToken('Jävla-Bot')).toBe(false);
     expect(isValidProductToken('')).toBe(false);
     expect(isValidProductToken('*')).toBe(false);
   });
@@ -92,20 +93,22 @@ describe('product tokens', () => {
     expect(r.isAllowed('/x', 'ExampleBot/1.0')).toBe(true);
   });
 
-  it('a full browser-style User-Agent is its first token, not a word inside it', () => {
+  it('a non-Mozilla User-Agent is its first token, not a word inside it', () => {
     const r = parseRobotsTxt('User-agent: ExampleBot\nDisallow: /\n');
-    expect(r.isAllowed('/x', 'Mozilla/5.0 (compatible; ExampleBot/2.1)')).toBe(true);
+    expect(r.isAllowed('/x', 'OtherBot/5.0 (compatible; ExampleBot/2.1)')).toBe(true);
     expect(r.isAllowed('/x', 'ExampleBot/2.1 (+https://bot.example/info)')).toBe(false);
   });
 
-  it('a crawler whose name is not a valid token (Agent4) gets only the * groups', () => {
+  it('a token with digits (Agent4) is compared whole: its own group, never Agent\'s', () => {
     const r = parseRobotsTxt('User-agent: Agent4\nDisallow: /a\n\nUser-agent: Agent\nDisallow: /b\n\nUser-agent: *\nDisallow: /c\n');
-    expect(r.isAllowed('/a', 'Agent4')).toBe(true);
+    expect(r.isAllowed('/a', 'Agent4')).toBe(false);
     expect(r.isAllowed('/b', 'Agent4')).toBe(true);
-    expect(r.isAllowed('/c', 'Agent4')).toBe(false);
+    expect(r.isAllowed('/c', 'Agent4')).toBe(true);
+    expect(r.isAllowed('/a', 'Agent')).toBe(true);
+    expect(r.isAllowed('/b', 'Agent')).toBe(false);
   });
 
-  it('a user-agent line names the leading run of letters, _ and - of its value', () => {
+  it('a user-agent line names the leading run of letters, digits, _ and - of its value', () => {
     const r = parseRobotsTxt('User-agent: ExampleBot/1.0\nDisallow: /a\n\nUser-agent: OtherBot Images\nDisallow: /b\n');
     expect(r.isAllowed('/a', 'ExampleBot')).toBe(false);
     expect(r.isAllowed('/b', 'OtherBot')).toBe(false);
@@ -115,7 +118,7 @@ describe('product tokens', () => {
   });
 
   it('a user-agent value starting with another character names nothing', () => {
-    const r = parseRobotsTxt('User-agent: 4bot\nDisallow: /\n');
+    const r = parseRobotsTxt('User-agent: .bot\nDisallow: /\n');
     expect(r.isAllowed('/x', 'bot')).toBe(true);
     expect(r.groups[0]!.userAgents[0]!.token).toBe('');
     expect(r.diagnostics[0]).toMatchObject({ code: 'invalid-product-token', severity: 'warning', line: 1, column: 13 });

@@ -96,14 +96,14 @@ describe('properties', () => {
 
   it('group selection and merging agree with a direct reading of RFC 9309 §2.2.1', () => {
     // A file is a list of blocks: user-agent lines, then rules, then other lines that never end a group.
-    const names = ['a', 'A', 'b', '*', 'a/1.0', 'b images', '4x'];
+    const names = ['a', 'A', 'b', '*', 'a/1.0', 'b images', '4x', 'Agent4', 'Agent'];
     const block = fc.record({
       agents: fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }),
       rules: fc.array(ruleArb, { maxLength: 4 }),
       other: fc.array(fc.constantFrom('Sitemap: https://e.com/s.xml', 'Crawl-delay: 1', 'Foo: bar', ''), { maxLength: 2 }),
     });
     fc.assert(
-      fc.property(fc.array(block, { maxLength: 6 }), fc.constantFrom('a', 'A/2.0', 'b', 'c', 'Agent4'), pathArb, (blocks, ua, path) => {
+      fc.property(fc.array(block, { maxLength: 6 }), fc.constantFrom('a', 'A/2.0', 'b', 'c', 'Agent4', 'agent', '4X/1'), pathArb, (blocks, ua, path) => {
         const lines: string[] = [];
         for (const b of blocks) {
           lines.push(...b.agents.map((n) => `User-agent: ${n}`), ...b.other);
@@ -115,10 +115,11 @@ describe('properties', () => {
         let open: { names: string[]; rules: ReferenceRule[] } | null = null;
         for (const b of blocks) {
           if (!open || open.rules.length > 0) groups.push((open = { names: [], rules: [] }));
-          open.names.push(...b.agents.map((n) => (n === '*' ? '*' : /^[A-Za-z_-]*/.exec(n)![0].toLowerCase())));
+          // Issue 11: a token is letters, digits, `_` and `-` on both sides, compared whole.
+          open.names.push(...b.agents.map((n) => (n === '*' ? '*' : /^[A-Za-z0-9_-]*/.exec(n)![0].toLowerCase())));
           open.rules.push(...b.rules);
         }
-        const token = /^[A-Za-z_-]+$/.test(ua.split('/')[0]!) ? ua.split('/')[0]!.toLowerCase() : null;
+        const token = /^[A-Za-z0-9_-]+$/.test(ua.split('/')[0]!) ? ua.split('/')[0]!.toLowerCase() : null;
         let applicable = token ? groups.filter((g) => g.names.includes(token)) : [];
         if (applicable.length === 0) applicable = groups.filter((g) => g.names.includes('*'));
         const r = parseRobotsTxt(lines.join('\n'));
