@@ -36,3 +36,5 @@ export {
   type RedisFrontierOptions,
   type FrontierLeaseLostEvent,
 } from './crawl/redis-frontier.js';
+export { discoverSitemaps, SitemapDiscovery } from './discovery/index.js';
+export type { DiscoverOptions, DiscoveredUrl, DiscoveryStats, DropReason, SitemapFormat, SitemapLimit, SitemapReport } from './discovery/index.js';

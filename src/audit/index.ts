@@ -6,6 +6,8 @@ export type {
   RunRow,
   RunEndRow,
   AuditSink,
+  SitemapRead,
+  SitemapClaims,
 } from './types.js';
 export { SqliteAuditSink } from './sqlite-sink.js';
 export { JsonlAuditSink } from './jsonl-sink.js';

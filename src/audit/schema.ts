@@ -63,7 +63,8 @@ CREATE TABLE IF NOT EXISTS attempts (
   final INTEGER NOT NULL DEFAULT 0,
   location TEXT,
   headers TEXT,
-  truncated INTEGER
+  truncated INTEGER,
+  sitemap TEXT
 );
 CREATE INDEX IF NOT EXISTS attempts_host ON attempts (host, started_at);
 CREATE INDEX IF NOT EXISTS attempts_url ON attempts (url);

@@ -32,8 +32,8 @@ export interface AttemptRow {
   readonly rulePattern: string | null;
   /** The URL that led here: the previous redirect hop, or for subresources the page. */
   readonly parentUrl: string | null;
-  /** `page`, `redirect`, or `subresource`. */
-  readonly kind: 'page' | 'redirect' | 'subresource';
+  /** `page`, `redirect`, `subresource`, or `sitemap` (a sitemap request made by discovery). */
+  readonly kind: 'page' | 'redirect' | 'subresource' | 'sitemap';
   /** What the wait before this request came from: `crawl-delay`, `floor`, `override`, `backoff`, or null. */
   readonly waitReason: string | null;
   /** Interval applied to this host for this request (ms). */
@@ -51,6 +51,39 @@ export interface AttemptRow {
   /** True when the body was cut at the page-size cap (`--max-page-bytes`): `bytes`, the saved
    *  file and `contentSha256` cover only the part read; the rest was never read. */
   readonly truncated?: boolean;
+  /** Kind `sitemap`: what reading it found. Any other row of a URL a sitemap listed: the site's
+   *  claims about it (recorded, never obeyed). Absent otherwise. */
+  readonly sitemap?: SitemapRead | SitemapClaims | null;
+}
+
+/** On a row of kind `sitemap`. Counts are of entries kept; dropped ones are counted per reason. */
+export interface SitemapRead {
+  /** `urlset`, `sitemapindex`, `text`, `rss`, `atom`, `html` or `unknown`. */
+  readonly format: string;
+  /** 1 for a sitemap named by robots.txt, 2 for one an index listed, … */
+  readonly depth: number;
+  /** The robots.txt whose Sitemap line led here (parentUrl is the direct referrer). */
+  readonly advertisedBy: string;
+  readonly urls: number;
+  readonly sitemaps: number;
+  readonly dropped: Readonly<Record<string, number>>;
+  /** The cap that stopped the read early (`max-urls`, `max-bytes`, `max-ratio`, `timeout`), if any. */
+  readonly limit: string | null;
+  readonly problems: readonly string[];
+  readonly gzip: boolean;
+}
+
+/** On the row of a URL that came from a sitemap: where from, and what the site claimed. */
+export interface SitemapClaims {
+  /** The sitemap that listed the URL. */
+  readonly source: string;
+  /** The robots.txt that advertised that sitemap's chain. */
+  readonly advertisedBy: string;
+  readonly lastmod?: string;
+  readonly changefreq?: string;
+  readonly priority?: string;
+  /** In the run's freshness sample. */
+  readonly sampled: boolean;
 }
 
 /** One distinct robots.txt body, keyed by sha256, so any stamp can be re-checked later. */

@@ -10,6 +10,7 @@ import { explainCommand } from './explain.js';
 import { lintCommand } from './lint.js';
 import { reportCommand } from './report.js';
 import { serveCommand } from './serve.js';
+import { sitemapsCommand } from './sitemaps.js';
 
 const program = new Command('robots-gate')
   .description('RFC 9309 robots.txt for crawlers: check, explain, crawl politely, and audit every fetch')
@@ -22,6 +23,7 @@ program.addCommand(auditCommand());
 program.addCommand(lintCommand());
 program.addCommand(serveCommand());
 program.addCommand(reportCommand());
+program.addCommand(sitemapsCommand());
 
 // Usage errors (unknown option, missing argument) exit 2 in every command, as their --help says.
 const onExit = (err: CommanderError) => {

@@ -1,0 +1,5 @@
+export { discoverSitemaps, SitemapDiscovery, sampleDraw } from './discover.js';
+export type { DiscoverOptions } from './options.js';
+export type { DiscoveryGate } from './read-sitemap.js';
+export { sitemapRow } from './sitemap-row.js';
+export type { DiscoveredUrl, DiscoveryStats, DropReason, SitemapFormat, SitemapLimit, SitemapReport } from './types.js';

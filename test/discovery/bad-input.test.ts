@@ -1,0 +1,163 @@
+// Hostile and broken sitemaps against real loopback servers: each is reported, keeps what parsed,
+// costs what the caps allow, and never throws out of the iteration.
+import { afterEach, describe, expect, it } from 'vitest';
+import { RobotsGate, discoverSitemaps, type DiscoverOptions, type DiscoveredUrl, type SitemapReport } from '../../src/index.js';
+import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
+import { MIB_OF_SPACES_GZ, NS, gzipMember, sitemapindex, stream, urlset, type Sent } from './sitemap-server.js';
+
+const UA = 'SitemapBot/1.0';
+let server: VirtualHosts | undefined;
+let gate: RobotsGate | undefined;
+afterEach(async () => {
+  await gate?.close();
+  await server?.close();
+  gate = server = undefined;
+});
+
+type Route = (res: import('node:http').ServerResponse, o: string) => void | Promise<void>;
+
+/** One host `a.test` whose robots.txt names `sitemaps`, serving `routes`. */
+async function host(sitemaps: string[], routes: Record<string, Route>): Promise<{ v: VirtualHosts; o: string }> {
+  let o = '';
+  const v = await startVirtualHosts({
+    'a.test': async (req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(200).end(`User-agent: *\nAllow: /\n${sitemaps.map((s) => `Sitemap: ${o}${s}\n`).join('')}`);
+      const r = routes[req.url ?? ''];
+      if (!r) return void res.writeHead(404).end('no');
+      await r(res, o);
+    },
+  });
+  o = v.origin('a.test');
+  server = v;
+  return { v, o };
+}
+
+async function discover(v: VirtualHosts, options: DiscoverOptions = {}) {
+  gate = new RobotsGate({ userAgent: UA, resolve: v.resolve });
+  const reports: SitemapReport[] = [];
+  const d = discoverSitemaps(gate, v.origin('a.test'), { minIntervalMs: 0, onSitemap: (r) => reports.push(r), ...options });
+  const urls: DiscoveredUrl[] = [];
+  for await (const u of d) urls.push(u);
+  return { urls, reports, stats: d.stats };
+}
+
+const xml = (body: string): Route => (res) => void res.writeHead(200, { 'content-type': 'application/xml' }).end(body);
+
+describe('discoverSitemaps: bad input', () => {
+  it('malformed XML: reported, and the entries parsed around the fault are kept', async () => {
+    const { v, o } = await host(['/broken.xml'], {
+      '/broken.xml': (res, o) =>
+        xml(`<urlset xmlns="${NS}"><url><loc>${o}/1</loc></url><url><loc>${o}/2?a=1&b=2</loc></url><url><loc>${o}/3</loc></url></urlset oops><url><loc>${o}/4`)(res, o),
+    });
+    const { urls, reports } = await discover(v);
+    expect(urls.map((u) => u.url)).toEqual([`${o}/1`, `${o}/2?a=1&b=2`, `${o}/3`]);
+    expect(reports[0]!.outcome).toBe('read');
+    expect(reports[0]!.problems.length).toBeGreaterThan(0);
+  });
+
+  it('an HTML page served as the sitemap: format html, no URLs, said so', async () => {
+    const { v } = await host(['/sitemap.xml'], {
+      '/sitemap.xml': (res, o) =>
+        void res.writeHead(200, { 'content-type': 'text/html' }).end(`<!DOCTYPE html><html><head><title>Not found</title></head><body><a href="${o}/x">x</a>&nbsp;</body></html>`),
+    });
+    const { urls, reports } = await discover(v);
+    expect(urls).toEqual([]);
+    expect(reports[0]).toMatchObject({ outcome: 'read', format: 'html', urls: 0 });
+    expect(reports[0]!.problems[0]).toMatch(/HTML/);
+  });
+
+  it('an index that lists itself, and two indexes that list each other: each read once, the loop counted', async () => {
+    const { v, o } = await host(['/self.xml', '/a.xml'], {
+      '/self.xml': (res, o) => xml(sitemapindex([`${o}/self.xml`, `${o}/leaf.xml`]))(res, o),
+      '/a.xml': (res, o) => xml(sitemapindex([`${o}/b.xml`]))(res, o),
+      '/b.xml': (res, o) => xml(sitemapindex([`${o}/a.xml`, `${o}/leaf.xml`]))(res, o),
+      '/leaf.xml': (res, o) => xml(urlset([`${o}/page`]))(res, o),
+    });
+    const { urls, stats } = await discover(v);
+    expect(urls.map((u) => u.url)).toEqual([`${o}/page`]);
+    for (const p of ['/self.xml', '/a.xml', '/b.xml', '/leaf.xml']) expect(v.requests('a.test', p)).toHaveLength(1);
+    expect(stats.dropped['sitemap-loop']).toBe(3);
+  });
+
+  it('a 10 GB gzip bomb as .xml.gz: stopped by the ratio cap after a few MiB, the rest never sent', async () => {
+    const sent: Sent = { bytes: 0, done: false };
+    const { v } = await host(['/bomb.xml.gz'], {
+      '/bomb.xml.gz': (res) => {
+        res.writeHead(200, { 'content-type': 'application/gzip' });
+        return stream(res, gzipMember(`<urlset xmlns="${NS}">`), () => MIB_OF_SPACES_GZ, 10 * 1024, gzipMember('</urlset>'), sent);
+      },
+    });
+    const { reports } = await discover(v);
+    expect(reports[0]).toMatchObject({ outcome: 'read', limit: 'max-ratio', gzip: true });
+    expect(reports[0]!.bytes).toBeLessThan(64 * 1024 * 1024);
+    expect(sent.done).toBe(false);
+    // What left the server is what the socket buffers held when the reader stopped, not 10 MB.
+    expect(sent.bytes).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it('a 10 GB gzip bomb behind Content-Encoding without a length: stopped at 50 MB uncompressed', async () => {
+    const sent: Sent = { bytes: 0, done: false };
+    const { v } = await host(['/bomb.xml'], {
+      '/bomb.xml': (res) => {
+        res.writeHead(200, { 'content-type': 'application/xml', 'content-encoding': 'gzip' });
+        return stream(res, gzipMember(`<urlset xmlns="${NS}">`), () => MIB_OF_SPACES_GZ, 10 * 1024, gzipMember('</urlset>'), sent);
+      },
+    });
+    const { reports } = await discover(v);
+    expect(reports[0]).toMatchObject({ outcome: 'read', limit: 'max-bytes', bytes: 52_428_800 });
+    expect(sent.done).toBe(false);
+  });
+
+  it('a million-URL listing: the first 50,000 kept, the read stopped there', async () => {
+    const sent: Sent = { bytes: 0, done: false };
+    const { v } = await host(['/huge.xml'], {
+      '/huge.xml': (res, o) => {
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        return stream(res, `<urlset xmlns="${NS}">\n`, (i) => `<url><loc>${o}/item/${i}</loc></url>\n`, 1_000_000, '</urlset>\n', sent);
+      },
+    });
+    const { urls, reports } = await discover(v, { maxUrlsPerHost: 1_000_000 });
+    expect(urls).toHaveLength(50_000);
+    expect(urls[49_999]!.url).toMatch(/\/item\/49999$/);
+    expect(reports[0]).toMatchObject({ limit: 'max-urls', urls: 50_000 });
+    expect(sent.done).toBe(false);
+  });
+
+  it('the per-host total stops reading once reached, and drops the rest by reason', async () => {
+    const { v } = await host(['/s1.xml', '/s2.xml'], {
+      '/s1.xml': (res, o) => xml(urlset(Array.from({ length: 8 }, (_, i) => `${o}/a/${i}`)))(res, o),
+      '/s2.xml': (res, o) => xml(urlset(Array.from({ length: 8 }, (_, i) => `${o}/b/${i}`)))(res, o),
+    });
+    const { urls, stats } = await discover(v, { maxUrlsPerHost: 5 });
+    expect(urls).toHaveLength(5);
+    expect(stats.dropped['max-urls-per-host']).toBeGreaterThanOrEqual(1);
+  });
+
+  it('404 and 5xx sitemaps are recorded once each, never retried, and the others still read', async () => {
+    const { v, o } = await host(['/missing.xml', '/down.xml', '/idx.xml'], {
+      '/down.xml': (res) => void res.writeHead(500).end('boom'),
+      '/idx.xml': (res, o) => xml(sitemapindex([`${o}/missing.xml`, `${o}/down.xml`, `${o}/ok.xml`]))(res, o),
+      '/ok.xml': (res, o) => xml(urlset([`${o}/fine`]))(res, o),
+    });
+    const { urls, reports, stats } = await discover(v);
+    expect(urls.map((u) => u.url)).toEqual([`${o}/fine`]);
+    expect(reports.find((r) => r.url.endsWith('/missing.xml'))).toMatchObject({ outcome: 'error', status: 404, error: 'http-404' });
+    expect(reports.find((r) => r.url.endsWith('/down.xml'))).toMatchObject({ outcome: 'error', status: 500, error: 'http-500' });
+    expect(v.requests('a.test', '/missing.xml')).toHaveLength(1);
+    expect(v.requests('a.test', '/down.xml')).toHaveLength(1);
+    expect(stats).toMatchObject({ sitemapsFailed: 2, sitemapsRead: 2 });
+  });
+
+  it('a sitemap that stalls mid-body: cut at the fetch time limit, what came before kept', async () => {
+    const { v, o } = await host(['/slow.xml'], {
+      '/slow.xml': (res, o) => {
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.write(`<urlset xmlns="${NS}"><url><loc>${o}/early</loc></url>`);
+        // ...and nothing more: the server holds the connection open.
+      },
+    });
+    const { urls, reports } = await discover(v, { timeoutMs: 400 });
+    expect(urls.map((u) => u.url)).toEqual([`${o}/early`]);
+    expect(reports[0]).toMatchObject({ outcome: 'read', limit: 'timeout' });
+  });
+});

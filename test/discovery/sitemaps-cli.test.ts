@@ -1,0 +1,51 @@
+// `robots-gate sitemaps` as a user runs it: the built CLI as a subprocess against loopback hosts.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, runCli } from '../cli/run-cli.js';
+import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
+import { sitemapindex, urlset } from './sitemap-server.js';
+
+let server: VirtualHosts | undefined;
+beforeAll(() => assertBuilt());
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('robots-gate sitemaps', () => {
+  it('lists each discovered URL with its claim, source sitemap and advertising robots.txt; stderr says what each sitemap gave', async () => {
+    let a = '';
+    server = await startVirtualHosts({
+      'a.test': (req, res) => {
+        const body: Record<string, string> = {
+          '/robots.txt': `User-agent: *\nDisallow: /private/\nSitemap: ${a}/index.xml\nSitemap: ${a}/private/hidden.xml\n`,
+          '/index.xml': sitemapindex([`${a}/s.xml`]),
+          '/s.xml': urlset([{ loc: `${a}/x`, lastmod: '2024-01-02' }, `${a}/y`, 'javascript:alert(1)']),
+        };
+        const b = body[req.url ?? ''];
+        if (b === undefined) return void res.writeHead(404).end();
+        res.writeHead(200).end(b);
+      },
+    });
+    a = server.origin('a.test');
+    const r = await runCli(['sitemaps', a, '--user-agent', 'ListBot/1.0', '--json', '--min-interval', '0', ...server.resolve.flatMap((e) => ['--resolve', e])]);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      { url: `${a}/x`, lastmod: '2024-01-02', changefreq: null, priority: null, sitemap: `${a}/s.xml`, robotsUrl: `${a}/robots.txt` },
+      { url: `${a}/y`, lastmod: null, changefreq: null, priority: null, sitemap: `${a}/s.xml`, robotsUrl: `${a}/robots.txt` },
+    ]);
+    expect(r.stderr).toContain(`sitemap ${a}/private/hidden.xml blocked`);
+    expect(r.stderr).toMatch(/unsupported-scheme 1/);
+    expect(r.stderr).toMatch(/2 sitemaps read, 0 failed, 1 blocked; 2 URLs found/);
+    // A blocked sitemap: exit 1, and nothing was asked of the disallowed path.
+    expect(r.code).toBe(1);
+    expect(server.requests('a.test', '/private/hidden.xml')).toHaveLength(0);
+  });
+
+  it('bad usage exits 2', async () => {
+    const r = await runCli(['sitemaps', 'ftp://x.test', '--user-agent', 'ListBot/1.0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/robots-gate sitemaps: /);
+    const n = await runCli(['sitemaps', 'http://x.test', '--user-agent', 'ListBot/1.0', '--max-urls-per-host', 'lots']);
+    expect(n.code).toBe(2);
+  });
+});
