@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { openReadOnly } from './open-read-only.js';
 import type { AttemptOutcome, AttemptRow, PolicyChangeRow, PolicyRow } from './types.js';
 
 /** An attempt as stored, with where it came from. */
@@ -81,6 +82,9 @@ export type TimelineEntry =
 export interface AuditReader {
   /** The files read (base names). */
   readonly files: readonly string[];
+  /** What could not be read, one sentence each for a person: a write-ahead log left unmerged
+   *  on read-only media, whose rows are then missing. Empty when everything was read. */
+  readonly notes: readonly string[];
   runs(): RunSummary[];
   attempts(filter?: AttemptFilter): StoredAttempt[];
   /** Blocked attempts, with their deciding rule (`ruleLine`, `rulePattern`) and policy stamp. */
@@ -161,10 +165,12 @@ export function openAudit(dir: string): AuditReader {
   }
   if (files.length === 0) throw new AuditReadError(`no audit*.sqlite file in ${dir}`);
   const dbs: Db[] = [];
+  const notes: string[] = [];
   for (const file of files) {
     const full = path.join(base, file);
     try {
-      const db = openReadOnly(full);
+      const { db, note } = openReadOnly(full);
+      if (note) notes.push(note);
       const names = new Set((db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[]).map((c) => c.name));
       const optional = ['location', 'headers', 'truncated', 'sitemap'].map((c) => (names.has(c) ? c : `NULL AS ${c}`)).join(', ');
       dbs.push({ file, db, columns: `${ATTEMPT_COLUMNS}, ${optional}` });
@@ -173,22 +179,7 @@ export function openAudit(dir: string): AuditReader {
       throw new AuditReadError(`cannot open audit file ${full}: ${(err as Error).message}`, { cause: err });
     }
   }
-  return new MergedAudit(dbs);
-}
-
-function openReadOnly(file: string): Database.Database {
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    db.prepare('SELECT 1 FROM attempts LIMIT 1').get();
-    return db;
-  } catch (err) {
-    // A WAL database left by a killed writer may need its -shm recreated, which a read-only
-    // handle cannot do; a read-write handle can, and the triggers still forbid any change.
-    if ((err as { code?: string }).code?.startsWith('SQLITE_CANTOPEN') || (err as { code?: string }).code === 'SQLITE_READONLY_RECOVERY') {
-      return new Database(file, { fileMustExist: true });
-    }
-    throw err;
-  }
+  return new MergedAudit(dbs, notes);
 }
 
 const byTime = <T extends { startedAt: string }>(a: T, b: T) =>
@@ -202,7 +193,10 @@ function originMatches(hostOrOrigin: string): { sql: string; value: string } {
 
 class MergedAudit implements AuditReader {
   readonly files: readonly string[];
-  constructor(private readonly dbs: readonly Db[]) {
+  constructor(
+    private readonly dbs: readonly Db[],
+    readonly notes: readonly string[],
+  ) {
     this.files = dbs.map((d) => d.file);
   }
 

@@ -72,6 +72,7 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
     process.stderr.write(`robots-gate audit: ${(err as Error).message}\n`);
     return AUDIT_EXIT.unreadable;
   }
+  for (const note of reader.notes) process.stderr.write(`robots-gate audit: note: ${note}\n`);
   try {
     if (opts.verify) return verify(reader, opts);
     if (opts.host) {

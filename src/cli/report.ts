@@ -37,6 +37,7 @@ Exit codes:
         process.exitCode = REPORT_EXIT.unreadable;
         return;
       }
+      for (const note of record.notes ?? []) process.stderr.write(`robots-gate report: note: ${note}\n`);
       try {
         const html = buildReportHtml(record, { title: opts.title ?? path.resolve(dir) });
         if (opts.html) {

@@ -10,6 +10,8 @@ export interface CrawlRecord {
    *  which hosts a body governed comes from the attempts' stamps and the policy changes). */
   readonly policies: readonly PolicyRow[];
   readonly changes: readonly PolicyChangeRow[];
+  /** What the audit reader could not read (see AuditReader.notes); absent or empty: nothing. */
+  readonly notes?: readonly string[];
 }
 
 /** One run, derived from its attempts. Times are epoch ms. */

@@ -10,7 +10,7 @@ export function loadCrawlRecord(dir: string): CrawlRecord {
   const audit = openAudit(dir);
   try {
     // Policies by sha256, one query: which hosts each governed comes from the attempts' stamps.
-    return { attempts: audit.attempts(), policies: audit.policies(), changes: audit.policyChanges() };
+    return { attempts: audit.attempts(), policies: audit.policies(), changes: audit.policyChanges(), notes: audit.notes };
   } finally {
     audit.close();
   }
