@@ -18,6 +18,7 @@ import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
 import { gateInterceptor } from './interceptor.js';
 import { resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
 import { observedSha256, recordFromFetch } from './policy-record.js';
+import { isReserved, signalsFromRobots, usageVerdict, type Purpose, type UsageVerdict } from '../usage/index.js';
 import type { Decision, DecisionReason, GatePolicyRecord, PolicyChange, PolicyStamp } from './types.js';
 
 /** A record made ready for deciding: parsed once, stamp built once, shared by every decision. */
@@ -189,6 +190,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     let reason: DecisionReason;
     let rule = null;
     let group = null;
+    let usage: UsageVerdict | undefined;
     const record = entry.record;
     if (pathQuery === '/robots.txt') {
       // §2.2.2: the /robots.txt URI is implicitly allowed.
@@ -200,6 +202,10 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       rule = m.rule;
       group = m.group;
       reason = rule === null ? 'no-matching-rule' : allowed ? 'allowed-by-rule' : 'disallowed-by-rule';
+      // Usage lines apply only to what may be crawled (aipref attach draft); most files have none.
+      if (allowed && entry.robots!.usageLines.length > 0) {
+        usage = usageVerdict(signalsFromRobots(entry.robots!.usage(pathQuery, entry.token), entry.stamp.robotsUrl));
+      }
     } else if (record.kind === 'unavailable') {
       allowed = true;
       reason = record.redirectLimit ? 'too-many-redirects' : 'unavailable';
@@ -214,6 +220,12 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       reason = 'overridden';
       this.#markOverride(hostname);
     }
+    // After override on purpose: an override is a right to fetch, not a licence for a use the site reserves.
+    const purpose: Purpose | undefined = this.#o.purpose;
+    if (allowed && usage !== undefined && purpose !== undefined && isReserved(usage, purpose)) {
+      allowed = false;
+      reason = 'usage-reserved';
+    }
     const decision: Decision = {
       url,
       origin,
@@ -227,6 +239,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       // Always present (undefined without a Crawl-delay): one object shape for every decision.
       crawlDelaySeconds: entry.crawlDelaySeconds,
       productToken: entry.token,
+      usage,
     };
     if (decisionChannel.hasSubscribers) decisionChannel.publish(decision);
     return decision;

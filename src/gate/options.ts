@@ -1,6 +1,7 @@
 // RobotsGate options: documented, defaulted and checked in one place.
 import type { Dispatcher } from 'undici';
 import type { PolicyStore } from '../stores/types.js';
+import { PURPOSES, type Purpose } from '../usage/index.js';
 import { MAX_TIMEOUT_MS } from '../fetcher/robots-fetcher.js';
 import { InvalidOptionError } from './errors.js';
 
@@ -54,6 +55,10 @@ export interface RobotsGateOptions {
   onVanished?: 'keep-last' | 'allow';
   /** Where policies are shared and single-flighted. Default: a MemoryPolicyStore of maxOrigins. */
   store?: PolicyStore;
+  /** What the fetched content is for: `search`, `ai-input` or `ai-train`. A URL whose robots.txt
+   *  usage lines (Content-Usage, aipref drafts; Content-Signal) reserve it is refused with reason
+   *  `usage-reserved` (not lifted by `override`). Default: none, usage is recorded only. */
+  purpose?: Purpose;
 }
 
 export interface ResolvedOptions {
@@ -66,6 +71,7 @@ export interface ResolvedOptions {
   retryMs: number;
   overrideIntervalMs: number;
   onVanished: 'keep-last' | 'allow';
+  purpose: Purpose | undefined;
 }
 
 function count(name: string, value: unknown, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
@@ -106,6 +112,9 @@ export function resolveOptions(o: RobotsGateOptions): ResolvedOptions {
   if (o.onVanished !== undefined && o.onVanished !== 'keep-last' && o.onVanished !== 'allow') {
     throw new InvalidOptionError('onVanished', `RobotsGate option onVanished must be 'keep-last' or 'allow', got ${String(o.onVanished)}`);
   }
+  if (o.purpose !== undefined && !PURPOSES.includes(o.purpose)) {
+    throw new InvalidOptionError('purpose', `RobotsGate option purpose must be one of ${PURPOSES.join(', ')}, got ${JSON.stringify(o.purpose)}`);
+  }
   const maxAgeMs = count('maxAgeMs', o.maxAgeMs, 86_400_000);
   return {
     timeoutMs: count('timeoutMs', o.timeoutMs, 10_000, 1, MAX_TIMEOUT_MS),
@@ -117,5 +126,6 @@ export function resolveOptions(o: RobotsGateOptions): ResolvedOptions {
     retryMs: count('retryMs', o.retryMs, 60_000),
     overrideIntervalMs: o.overrideIntervalMs === undefined ? envInterval() : count('overrideIntervalMs', o.overrideIntervalMs, 0),
     onVanished: o.onVanished ?? 'keep-last',
+    purpose: o.purpose,
   };
 }

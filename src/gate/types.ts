@@ -1,6 +1,7 @@
 // The gate layer's public shapes. Times are milliseconds unless a name says otherwise.
 import type { GroupRef, RuleRef } from '../parser/types.js';
 import type { PolicyRecord } from '../stores/types.js';
+import type { UsageVerdict } from '../usage/index.js';
 
 /**
  * Why a decision came out as it did: a closed set.
@@ -12,6 +13,8 @@ import type { PolicyRecord } from '../stores/types.js';
  * - `too-many-redirects`   more than maxRedirects hops or a loop: treated as unavailable (§2.3.1.2)
  * - `unreachable`          5xx, 429, timeout, network or TLS failure, body cut short: all disallowed (§2.3.1.4)
  * - `overridden`           disallowed, but fetched under an explicit override (see Decision.overridden)
+ * - `usage-reserved`       allowed by robots.txt, but its usage lines reserve the gate's `purpose`
+ *                          (Content-Usage / Content-Signal): not fetched. Only with the `purpose` option.
  */
 export type DecisionReason =
   | 'allowed-by-rule'
@@ -21,7 +24,8 @@ export type DecisionReason =
   | 'unavailable'
   | 'too-many-redirects'
   | 'unreachable'
-  | 'overridden';
+  | 'overridden'
+  | 'usage-reserved';
 
 /** Which robots.txt governed a decision: enough to find and re-check the exact text later. */
 export interface PolicyStamp {
@@ -70,6 +74,10 @@ export interface Decision {
   /** The product token the rules were matched against (RFC 9309 §2.2.1): the gate's token or, with
    *  fallback tokens, the first one this robots.txt names (the first of the list when none is). */
   readonly productToken: string;
+  /** What robots.txt's usage lines (Content-Usage, Content-Signal) say of this URL for this
+   *  crawler, per purpose; undefined when the file has none (or there is no file). Recorded beside
+   *  access, never part of it unless the gate has a `purpose`. */
+  readonly usage?: UsageVerdict;
 }
 
 /** Published on `robots-gate:policy-change` and passed to listeners. */
