@@ -172,7 +172,7 @@ export function openAudit(dir: string): AuditReader {
       const { db, note } = openReadOnly(full);
       if (note) notes.push(note);
       const names = new Set((db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[]).map((c) => c.name));
-      const optional = ['location', 'headers', 'truncated', 'sitemap'].map((c) => (names.has(c) ? c : `NULL AS ${c}`)).join(', ');
+      const optional = ['location', 'headers', 'truncated', 'sitemap', 'usage'].map((c) => (names.has(c) ? c : `NULL AS ${c}`)).join(', ');
       dbs.push({ file, db, columns: `${ATTEMPT_COLUMNS}, ${optional}` });
     } catch (err) {
       for (const d of dbs) d.db.close();
@@ -486,6 +486,7 @@ function toAttempt(r: Record<string, unknown>, file: string): StoredAttempt {
     truncated: r.truncated === 1,
     headers: typeof r.headers === 'string' ? (JSON.parse(r.headers) as Record<string, string>) : null,
     sitemap: typeof r.sitemap === 'string' ? (JSON.parse(r.sitemap) as StoredAttempt['sitemap']) : null,
+    usage: typeof r.usage === 'string' ? (JSON.parse(r.usage) as StoredAttempt['usage']) : null,
     file,
   };
 }

@@ -64,7 +64,8 @@ CREATE TABLE IF NOT EXISTS attempts (
   location TEXT,
   headers TEXT,
   truncated INTEGER,
-  sitemap TEXT
+  sitemap TEXT,
+  usage TEXT
 );
 CREATE INDEX IF NOT EXISTS attempts_host ON attempts (host, started_at);
 CREATE INDEX IF NOT EXISTS attempts_url ON attempts (url);

@@ -30,16 +30,16 @@ export class SqliteAuditSink implements AuditSink {
       this.db.exec(SCHEMA);
       // Audits written before `location` existed get the column (adding one rewrites no row).
       const columns = this.db.prepare('PRAGMA table_info(attempts)').all() as { name: string }[];
-      for (const [col, type] of [['location', 'TEXT'], ['headers', 'TEXT'], ['truncated', 'INTEGER'], ['sitemap', 'TEXT']] as const) {
+      for (const [col, type] of [['location', 'TEXT'], ['headers', 'TEXT'], ['truncated', 'INTEGER'], ['sitemap', 'TEXT'], ['usage', 'TEXT']] as const) {
         if (!columns.some((c) => c.name === col)) this.db.exec(`ALTER TABLE attempts ADD COLUMN ${col} ${type}`);
       }
       this.db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
       this.insertAttempt = this.db.prepare(`INSERT INTO attempts (run_id, url, host, started_at, ended_at, outcome, status,
         bytes, content_sha256, saved_path, policy_sha256, robots_url, policy_fetched_at, policy_status, reason, rule_line,
-        rule_pattern, parent_url, kind, wait_reason, interval_ms, error, attempt, final, location, headers, truncated, sitemap)
+        rule_pattern, parent_url, kind, wait_reason, interval_ms, error, attempt, final, location, headers, truncated, sitemap, usage)
         VALUES (@runId, @url, @host, @startedAt, @endedAt, @outcome, @status, @bytes, @contentSha256, @savedPath,
         @policySha256, @robotsUrl, @policyFetchedAt, @policyStatus, @reason, @ruleLine, @rulePattern, @parentUrl, @kind,
-        @waitReason, @intervalMs, @error, @attempt, @final, @location, @headers, @truncated, @sitemap)`);
+        @waitReason, @intervalMs, @error, @attempt, @final, @location, @headers, @truncated, @sitemap, @usage)`);
       // Idempotent on sha256 without a conflict clause: the schema refuses any insert that meets
       // an existing key, so one already there is skipped here instead.
       this.insertPolicy = this.db.prepare(`INSERT INTO policies (sha256, origin, robots_url, final_url, status,
@@ -70,6 +70,7 @@ export class SqliteAuditSink implements AuditSink {
         headers: row.headers ? JSON.stringify(row.headers) : null,
         truncated: row.truncated ? 1 : 0,
         sitemap: row.sitemap ? JSON.stringify(row.sitemap) : null,
+        usage: row.usage ? JSON.stringify(row.usage) : null,
       }),
     );
   }

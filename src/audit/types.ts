@@ -1,5 +1,6 @@
 // Audit rows. Written once, when the thing happens; never updated (history is never rewritten).
 // Times are ISO 8601 strings.
+import type { UsageVerdict } from '../usage/types.js';
 
 export type AttemptOutcome = 'fetched' | 'blocked' | 'skipped' | 'error' | 'overridden';
 
@@ -32,8 +33,9 @@ export interface AttemptRow {
   readonly rulePattern: string | null;
   /** The URL that led here: the previous redirect hop, or for subresources the page. */
   readonly parentUrl: string | null;
-  /** `page`, `redirect`, `subresource`, or `sitemap` (a sitemap request made by discovery). */
-  readonly kind: 'page' | 'redirect' | 'subresource' | 'sitemap';
+  /** `page`, `redirect`, `subresource`, `sitemap` (a sitemap request made by discovery), or
+   *  `tdmrep` (an origin's /.well-known/tdmrep.json, read under `--purpose`). */
+  readonly kind: 'page' | 'redirect' | 'subresource' | 'sitemap' | 'tdmrep';
   /** What the wait before this request came from: `crawl-delay`, `floor`, `override`, `backoff`, or null. */
   readonly waitReason: string | null;
   /** Interval applied to this host for this request (ms). */
@@ -54,6 +56,9 @@ export interface AttemptRow {
   /** Kind `sitemap`: what reading it found. Any other row of a URL a sitemap listed: the site's
    *  claims about it (recorded, never obeyed). Absent otherwise. */
   readonly sitemap?: SitemapRead | SitemapClaims | null;
+  /** The usage verdict of a fetched document (or of a URL refused as `usage-reserved`): per
+   *  purpose, what the signals in force at that moment said. Beside access, never part of it. */
+  readonly usage?: UsageVerdict | null;
 }
 
 /** On a row of kind `sitemap`. Counts are of entries kept; dropped ones are counted per reason. */

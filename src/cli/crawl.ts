@@ -28,6 +28,7 @@ import { formatSummary, summaryObject, unreachableWarning, type SubresourceCount
 import { fsProblem } from './fs-words.js';
 import { count as plural } from './plural.js';
 import { collect } from './repeatable.js';
+import { PURPOSES, type Purpose } from '../usage/index.js';
 
 /** Exit codes, as `--help` documents them. */
 export const CRAWL_EXIT = {
@@ -66,6 +67,7 @@ interface CrawlCliOptions {
   browser?: boolean;
   screenshot?: boolean;
   chromium?: string;
+  purpose?: string;
 }
 
 class UsageError extends Error {}
@@ -107,6 +109,7 @@ export function crawlCommand(): Command {
     .option('--redis <url>', 'share the frontier, policies and per-host rate with other workers through Redis')
     .option('--run <name>', 'with --redis: the run name the workers share')
     .option('--worker <name>', 'with --redis: this worker\'s name (its audit is DIR/audit-<worker>.sqlite)')
+    .option('--purpose <purpose>', 'what the documents are for: search, ai-input or ai-train; what robots.txt or TDMRep reserves for it is not fetched, what a response reserves is not kept (default: usage is recorded only)')
     .option('--browser', 'render each allowed HTML page in headless Chromium; every request the page makes is gated and audited (kind subresource)')
     .option('--screenshot', 'with --browser: save a full-page PNG next to each rendered document (<path>.png)')
     .option('--chromium <path>', "with --browser: the Chromium binary (default /usr/bin/chromium, Debian's chromium package)")
@@ -177,6 +180,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       throw new UsageError(`--worker must be 1 to 100 printable characters, got ${JSON.stringify(opts.worker)}`);
     }
     if ((opts.screenshot || opts.chromium) && !opts.browser) throw new UsageError('--screenshot and --chromium need --browser');
+    if (opts.purpose !== undefined && !(PURPOSES as readonly string[]).includes(opts.purpose)) {
+      throw new UsageError(`--purpose must be one of ${PURPOSES.join(', ')}, got ${JSON.stringify(opts.purpose)}`);
+    }
   } catch (err) {
     say((err as Error).message);
     return CRAWL_EXIT.usage;
@@ -341,6 +347,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         ...(opts.override.length ? { override: opts.override } : {}),
         ...(overrideIntervalMs !== undefined ? { overrideIntervalMs } : {}),
         ...(fleet ? { store: fleet.store } : {}),
+        ...(opts.purpose !== undefined ? { purpose: opts.purpose as Purpose } : {}),
       });
     } catch (err) {
       say((err as Error).message);
@@ -392,6 +399,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       minIntervalMs,
       signal: controller.signal,
       userAgent: opts.userAgent,
+      ...(opts.purpose !== undefined ? { purpose: opts.purpose as Purpose } : {}),
       runOptions: {
         file,
         listSha256,
@@ -406,6 +414,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         resolve: opts.resolve,
         resume: !!opts.resume,
         run: opts.run ?? null,
+        purpose: opts.purpose ?? null,
       },
       resumeOf,
       worker: worker ?? null,

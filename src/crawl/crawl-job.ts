@@ -8,6 +8,8 @@ import type { Frontier, TakenItem } from '../politeness/types.js';
 import type { PolicyRecord } from '../stores/types.js';
 import { DocumentPlacementError, OutputWriteError, saveDocument } from './document-store.js';
 import { retryAfterMs } from './retry-after.js';
+import { parseTdmRep, type Purpose, type UsageVerdict } from '../usage/index.js';
+import { UsageCheck, type TdmRepCopy } from './usage-check.js';
 import type { CrawlGate, DocumentTransport, Hop } from './types.js';
 
 export interface CrawlJobOptions {
@@ -50,6 +52,11 @@ export interface CrawlJobOptions {
   readonly runOptions?: Readonly<Record<string, unknown>>;
   readonly resumeOf?: string | null;
   readonly worker?: string | null;
+  /** What the documents are for. Robots.txt usage lines that reserve it refuse the URL (the gate
+   *  with the same `purpose` does that); an origin's TDMRep file that reserves it refuses the URL
+   *  too (read once per origin, only under a purpose); a response whose verdict reserves it is
+   *  fetched but not kept (reason `usage-reserved`). Without one, verdicts are recorded only. */
+  readonly purpose?: Purpose;
 }
 
 /** Per-host figures for the summary. */
@@ -146,6 +153,7 @@ interface RowParts {
   location?: string | null;
   headers?: Readonly<Record<string, string>> | null;
   truncated?: boolean;
+  usage?: UsageVerdict | null;
   /** This row settles its frontier item (default true; false for the later hops of a chain
    *  the transport followed itself). */
   settles?: boolean;
@@ -168,7 +176,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms
  * while it runs. Every attempt gets its row before the frontier is told the URL is done.
  */
 export class CrawlJob {
-  private readonly o: Required<Omit<CrawlJobOptions, 'signal' | 'userAgent'>> & { signal: AbortSignal | undefined; userAgent: string | undefined };
+  private readonly o: Required<Omit<CrawlJobOptions, 'signal' | 'userAgent' | 'purpose'>> & { signal: AbortSignal | undefined; userAgent: string | undefined };
   private readonly changedHosts = new Set<string>();
   private readonly visited = new Set<string>();
   /** Redirect targets this job scheduled: where each came from, and how many hops deep. */
@@ -184,6 +192,9 @@ export class CrawlJob {
   private fatal: unknown;
   private readonly startedAt = Date.now();
   private minIntervalGuessMs = 2_000;
+  private readonly usage: UsageCheck;
+  /** TDMRep files read this run, per origin (under a purpose only). */
+  private readonly tdmReps = new Map<string, TdmRepCopy>();
 
   constructor(options: CrawlJobOptions) {
     this.o = {
@@ -203,6 +214,8 @@ export class CrawlJob {
       signal: options.signal,
       userAgent: options.userAgent ?? options.gate.userAgent,
     };
+    const tokens = (options.gate as { productToken?: string | readonly string[] }).productToken;
+    this.usage = new UsageCheck({ purpose: options.purpose, productTokens: tokens === undefined ? [] : typeof tokens === 'string' ? [tokens] : tokens });
   }
 
   private started = false;
@@ -430,7 +443,7 @@ export class CrawlJob {
     await frontier.setHostPolicy(host, { crawlDelaySeconds, underOverride });
 
     if (!decision.allowed) {
-      this.write({ url, host, ...this.via(url), startMs: decidedAt, endMs: Date.now(), decision, outcome: 'blocked', final: true, attempt: t.item.attempt });
+      this.write({ url, host, ...this.via(url), startMs: decidedAt, endMs: Date.now(), decision, outcome: 'blocked', final: true, attempt: t.item.attempt, usage: decision.usage ?? null });
       await frontier.complete(t, Date.now(), { notSent: true });
       return;
     }
@@ -448,6 +461,18 @@ export class CrawlJob {
       if (wait > 0) await sleep(wait);
     }
 
+    let tdm: TdmRepCopy | null = null;
+    if (this.usage.purpose !== undefined) {
+      tdm = await this.tdmRep(t, decision, crawlDelaySeconds, underOverride);
+      const reserved = this.usage.reservedByTdmRep(url, tdm);
+      if (reserved !== null) {
+        const at = Date.now();
+        this.write({ url, host, ...this.via(url), startMs: at, endMs: at, decision, outcome: 'blocked', reason: 'usage-reserved', final: true, attempt: t.item.attempt, usage: reserved });
+        await frontier.complete(t, this.tdmEndedAt ?? at, this.tdmEndedAt === undefined ? { notSent: true } : undefined);
+        return;
+      }
+    }
+
     const result = await this.o.transport.fetch(url, { decision, signal: this.o.signal });
     const last = result.hops[result.hops.length - 1]!;
     if (decision.overridden || (await gate.isUnderOverride(host)) !== underOverride) {
@@ -459,7 +484,9 @@ export class CrawlJob {
     const retry = backoff && t.item.attempt <= this.o.maxRetries && !this.o.signal?.aborted;
     let saved: { savedPath: string; sha256: string } | undefined;
     let saveError: unknown;
-    if (status !== null && status >= 200 && status < 300 && !last.blocked) {
+    const answered = status !== null && status >= 200 && status < 300 && !last.blocked;
+    const usage = answered ? this.usage.document(last.decision, last, result.body, tdm) : undefined;
+    if (answered && usage!.keep) {
       try {
         saved = await saveDocument(this.o.outDir, last.url, result.body);
       } catch (err) {
@@ -479,6 +506,7 @@ export class CrawlJob {
           bytes: isLast ? result.body.byteLength : null,
           truncated: isLast && result.truncated,
           saveError: isLast ? saveError : undefined,
+          usage: isLast ? usage : undefined,
         }),
       );
     }
@@ -505,6 +533,50 @@ export class CrawlJob {
     } else {
       await frontier.complete(t, endedAt, sent ? undefined : { notSent: true });
     }
+  }
+
+  /** When the last TDMRep request this job made ended (epoch ms), for the slot it was made in. */
+  private tdmEndedAt: number | undefined;
+
+  /**
+   * The origin's TDMRep file (W3C TDM Reservation Protocol), read once per origin per run through
+   * the transport (so gated, and audited as a row of kind `tdmrep`) in the slot of the URL in hand.
+   * The document request after it keeps the host's interval from it, as after a robots.txt request.
+   */
+  private async tdmRep(t: TakenItem, decision: Decision, crawlDelaySeconds: number | undefined, underOverride: boolean): Promise<TdmRepCopy | null> {
+    this.tdmEndedAt = undefined;
+    const origin = decision.origin;
+    const known = this.tdmReps.get(origin);
+    if (known !== undefined) return known;
+    const url = `${origin}/.well-known/tdmrep.json`;
+    const result = await this.o.transport.fetch(url, { signal: this.o.signal });
+    const last = result.hops[result.hops.length - 1]!;
+    let file = null;
+    if (last.status !== null && last.status >= 200 && last.status < 300 && !last.blocked) {
+      file = parseTdmRep(new TextDecoder().decode(result.body));
+    }
+    const copy: TdmRepCopy = { url: last.url, file };
+    this.tdmReps.set(origin, copy);
+    for (let i = 0; i < result.hops.length; i++) {
+      const hop = result.hops[i]!;
+      const row = this.hopRow(hop, { kind: 'tdmrep', parentUrl: i === 0 ? t.item.url : result.hops[i - 1]!.url }, false, t.item.host, t, {
+        retry: false,
+        isLast: i === result.hops.length - 1,
+        saved: undefined,
+        bytes: i === result.hops.length - 1 ? result.body.byteLength : null,
+        truncated: false,
+        saveError: undefined,
+      });
+      // Not the URL's own row: it neither settles the URL nor counts as one.
+      this.write({ ...row, final: false, settles: false, ...(file && i === result.hops.length - 1 && file.problems.length ? { error: file.problems.join('; ') } : {}) });
+    }
+    if (result.hops.some((h) => !h.blocked)) {
+      this.tdmEndedAt = last.endedAt;
+      const need = Math.max((crawlDelaySeconds ?? 0) * 1000, underOverride ? this.o.overrideIntervalMs : 0, this.o.minIntervalMs);
+      const wait = last.endedAt + need - Date.now();
+      if (wait > 0) await sleep(wait);
+    }
+    return copy;
   }
 
   /** A Crawl-delay over the maximum: skip this URL and every URL queued for the host. */
@@ -606,6 +678,7 @@ export class CrawlJob {
       bytes: number | null;
       truncated: boolean;
       saveError: unknown;
+      usage?: { usage: UsageVerdict; keep: boolean };
     },
   ): RowParts {
     let outcome: AttemptOutcome;
@@ -622,6 +695,8 @@ export class CrawlJob {
       outcome = 'error';
       reason = 'document-unplaceable';
     } else if (x.saveError !== undefined) reason = 'save-failed';
+    // Fetched, and not kept: the response itself reserves the crawl's purpose.
+    else if (x.usage !== undefined && !x.usage.keep) reason = 'usage-reserved';
     return {
       url: hop.url,
       host: first ? pageHost : safeHost(hop.url),
@@ -646,6 +721,7 @@ export class CrawlJob {
       location: hop.location,
       headers: hop.status !== null ? hop.headers : null,
       truncated: x.truncated,
+      usage: x.usage?.usage ?? (hop.blocked ? (hop.decision.usage ?? null) : null),
     };
   }
 
@@ -719,6 +795,7 @@ export class CrawlJob {
       location: p.location ?? null,
       headers: p.headers ?? null,
       truncated: p.truncated ?? false,
+      usage: p.usage ?? null,
     };
   }
 

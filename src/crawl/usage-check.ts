@@ -1,0 +1,74 @@
+// Usage beside access, in the crawl: each fetched document gets a usage verdict from robots.txt's
+// usage lines (on the decision), its response headers, its HTML meta and, under a purpose, the
+// origin's TDMRep file; with `purpose`, a document whose verdict reserves it is not kept.
+import type { Decision } from '../gate/types.js';
+import {
+  isReserved,
+  signalFromTdmRep,
+  signalsFromHeaders,
+  signalsFromHtml,
+  usageVerdict,
+  type Purpose,
+  type TdmRepFile,
+  type UsageSignal,
+  type UsageVerdict,
+} from '../usage/index.js';
+import type { Hop } from './types.js';
+
+/** The TDMRep file of an origin as the crawl read it (null rules: none was served). */
+export interface TdmRepCopy {
+  readonly url: string;
+  readonly file: TdmRepFile | null;
+}
+
+const HTML = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+export interface UsageCheckOptions {
+  /** With a purpose, a reserved document is not kept; without one, verdicts are recorded only. */
+  readonly purpose?: Purpose;
+  /** The crawler's product tokens, for scoped X-Robots-Tag and crawler-named meta tags. */
+  readonly productTokens: readonly string[];
+}
+
+export class UsageCheck {
+  constructor(private readonly o: UsageCheckOptions) {}
+
+  get purpose(): Purpose | undefined {
+    return this.o.purpose;
+  }
+
+  /** The TDMRep file's rule for `url`, as a verdict, when it reserves the purpose (the document
+   *  is then not fetched); null otherwise. */
+  reservedByTdmRep(url: string, tdm: TdmRepCopy | null): UsageVerdict | null {
+    if (this.o.purpose === undefined || tdm?.file == null) return null;
+    const signal = signalFromTdmRep(tdm.file, pathOf(url), tdm.url);
+    if (signal === null) return null;
+    const verdict = usageVerdict([signal]);
+    return isReserved(verdict, this.o.purpose) ? verdict : null;
+  }
+
+  /** The verdict of a document that answered (`hop` is the last hop, `decision` its decision),
+   *  and whether it may be kept under the purpose. */
+  document(decision: Decision, hop: Hop, body: Uint8Array, tdm: TdmRepCopy | null): { usage: UsageVerdict; keep: boolean } {
+    const contentType = hop.headers['content-type'];
+    const ctx = { productTokens: [decision.productToken, ...this.o.productTokens], contentType };
+    const signals: UsageSignal[] = [...(decision.usage?.signals ?? []), ...signalsFromHeaders(hop.headers, ctx)];
+    if (HTML.test(contentType ?? '')) signals.push(...signalsFromHtml(decoder.decode(body), ctx));
+    if (tdm?.file) {
+      const s = signalFromTdmRep(tdm.file, pathOf(hop.url), tdm.url);
+      if (s !== null) signals.push(s);
+    }
+    const usage = usageVerdict(signals);
+    return { usage, keep: this.o.purpose === undefined || !isReserved(usage, this.o.purpose) };
+  }
+}
+
+function pathOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return '/';
+  }
+}

@@ -1,0 +1,104 @@
+// `robots-gate crawl --purpose ai-train` over sites that reserve training by each mechanism: what
+// robots.txt or TDMRep reserves is never requested, what a response reserves is fetched and not
+// kept, and every row says which signal decided. Without --purpose the same verdicts are recorded
+// and nothing else changes. The CLI as a subprocess, real loopback servers, the real SQLite audit.
+import fs from 'node:fs';
+import path from 'node:path';
+import type http from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { openAudit } from '../../src/audit/index.js';
+import { crawlFixture } from '../cli/crawl-fixture.js';
+import { runCli } from '../cli/run-cli.js';
+import type { HostHandler } from '../helpers/hosts.js';
+
+const f = crawlFixture('rg-usage-');
+const UA = 'Mozilla/5.0 (compatible; UsageBot/1.0; +https://bot.example/about)';
+
+function page(robots: string | null, headers: http.OutgoingHttpHeaders = {}, html = '<html><head><title>t</title></head><body>hi</body></html>', tdmrep?: string): HostHandler {
+  return (req, res) => {
+    if (req.url === '/robots.txt') {
+      if (robots === null) return void res.writeHead(404).end();
+      return void res.writeHead(200, { 'content-type': 'text/plain' }).end(robots);
+    }
+    if (req.url === '/.well-known/tdmrep.json') {
+      if (tdmrep === undefined) return void res.writeHead(404).end();
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(tdmrep);
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(html);
+  };
+}
+
+const SITES: Record<string, HostHandler> = {
+  'robots.test': page('User-agent: *\nContent-Usage: train-ai=n\n'),
+  'header.test': page(null, { 'content-usage': 'train-ai=n' }),
+  'xrobots.test': page(null, { 'x-robots-tag': 'usagebot: noai' }),
+  'meta.test': page(null, {}, '<html><head><meta name="robots" content="noai"></head><body>x</body></html>'),
+  'tdm.test': page(null, {}, undefined, JSON.stringify([{ location: '/*', 'tdm-reservation': 1, 'tdm-policy': 'https://tdm.test/policy.json' }])),
+  'open.test': page('User-agent: *\nContent-Signal: ai-train=yes\n'),
+};
+
+async function crawl(extra: string[]) {
+  const v = await f.hosts(SITES);
+  const dir = f.tmp();
+  const list = path.join(dir, 'urls.txt');
+  fs.writeFileSync(list, Object.keys(SITES).map((h) => `${v.origin(h)}/doc`).join('\n') + '\n');
+  const out = path.join(dir, 'out');
+  const r = await runCli(['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '50', ...f.resolveArgs(v), ...extra], { timeoutMs: 30_000 });
+  const audit = openAudit(out);
+  const rows = audit.attempts();
+  audit.close();
+  const row = (host: string) => rows.find((x) => x.host.startsWith(host) && x.kind !== 'tdmrep')!;
+  return { v, r, rows, row, out };
+}
+
+describe('crawl --purpose ai-train', () => {
+  it('neither fetches what robots.txt or TDMRep reserves nor keeps what a response reserves; each row names the signal', async () => {
+    const { v, r, row, rows } = await crawl(['--purpose', 'ai-train']);
+    expect(r.stderr).not.toMatch(/Error/);
+    // robots.txt: never requested.
+    expect(v.requests('robots.test', '/doc')).toHaveLength(0);
+    expect(row('robots.test')).toMatchObject({ outcome: 'blocked', reason: 'usage-reserved', savedPath: null });
+    expect(row('robots.test').usage?.purposes['ai-train'].signals[0]).toMatchObject({ kind: 'content-usage', source: 'robots.txt', line: 2 });
+    // TDMRep file: read once (a row of kind tdmrep), the document never requested.
+    expect(v.requests('tdm.test', '/doc')).toHaveLength(0);
+    expect(v.requests('tdm.test', '/.well-known/tdmrep.json')).toHaveLength(1);
+    expect(rows.filter((x) => x.kind === 'tdmrep' && x.host.startsWith('tdm.test'))).toHaveLength(1);
+    expect(row('tdm.test')).toMatchObject({ outcome: 'blocked', reason: 'usage-reserved' });
+    expect(row('tdm.test').usage?.purposes['ai-train'].signals[0]).toMatchObject({ kind: 'tdmrep-file', source: 'tdmrep.json' });
+    // Responses: fetched, not kept.
+    for (const [host, kind] of [['header.test', 'content-usage'], ['xrobots.test', 'x-robots-tag'], ['meta.test', 'meta-robots']] as const) {
+      expect(v.requests(host, '/doc'), host).toHaveLength(1);
+      expect(row(host), host).toMatchObject({ outcome: 'fetched', reason: 'usage-reserved', savedPath: null, contentSha256: null });
+      expect(row(host).usage?.purposes['ai-train'].signals.map((s) => s.kind), host).toEqual([kind]);
+    }
+    // Nothing reserved: kept, and the site's yes is on the row.
+    expect(row('open.test')).toMatchObject({ outcome: 'fetched' });
+    expect(row('open.test').savedPath).not.toBeNull();
+    expect(row('open.test').usage?.purposes['ai-train'].verdict).toBe('allowed');
+    // The robots.txt request, the TDMRep request and the document keep the host's interval.
+    const tdm = v.requests('tdm.test');
+    for (let i = 1; i < tdm.length; i++) expect(tdm[i]!.startedAt - tdm[i - 1]!.endedAt!).toBeGreaterThanOrEqual(45);
+  });
+
+  it('without --purpose, every document is fetched and kept, and the same verdicts are recorded', async () => {
+    const { v, row, rows } = await crawl([]);
+    for (const host of Object.keys(SITES)) {
+      expect(v.requests(host, '/doc'), host).toHaveLength(1);
+      expect(row(host).savedPath, host).not.toBeNull();
+    }
+    // No TDMRep request without a purpose: nothing changes in what is fetched.
+    expect(rows.some((x) => x.kind === 'tdmrep')).toBe(false);
+    for (const host of ['robots.test', 'header.test', 'xrobots.test', 'meta.test']) {
+      expect(row(host).usage?.purposes['ai-train'].verdict, host).toBe('reserved');
+    }
+    expect(row('open.test').usage?.purposes['ai-train'].verdict).toBe('allowed');
+  });
+
+  it('refuses an unknown purpose with exit 2', async () => {
+    const dir = f.tmp();
+    fs.writeFileSync(path.join(dir, 'u.txt'), 'http://a.test/\n');
+    const r = await runCli(['crawl', path.join(dir, 'u.txt'), '--user-agent', 'Bot/1.0', '--out', path.join(dir, 'o'), '--purpose', 'training']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--purpose must be one of search, ai-input, ai-train/);
+  });
+});
