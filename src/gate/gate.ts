@@ -143,6 +143,32 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   }
 
   /**
+   * The decision for `url` from what this gate holds now, without any I/O: undefined when the
+   * origin's robots.txt is not loaded (or has expired). For refusing work up front (a crawler's
+   * enqueue) without fetching a robots.txt per new origin there; `check` stays the one to ask
+   * before a request is sent. Publishes on `robots-gate:decision` like `check`.
+   * @throws never: a URL that does not parse as http(s) gives undefined.
+   */
+  peek(url: string | URL): Decision | undefined {
+    let u: URL;
+    try {
+      u = parseHttpUrl(url);
+    } catch {
+      return undefined;
+    }
+    const entry = this.#local.get(u.origin);
+    if (entry === undefined || entry.expiresAt <= Date.now()) return undefined;
+    if (u.username !== '' || u.password !== '') {
+      u = new URL(u.href);
+      u.username = '';
+      u.password = '';
+    }
+    const href = u.hash ? u.href.slice(0, -u.hash.length) : u.href;
+    const pathQuery = u.pathname + (u.search || (href.endsWith('?') ? '?' : ''));
+    return this.#decide(entry, href, u.origin, u.hostname, pathQuery);
+  }
+
+  /**
    * Fetch-compatible: sends `input` with this gate's User-Agent, follows redirects hop by hop and
    * checks every hop against its own origin's robots.txt first.
    * @throws (rejects) RobotsBlockedError before any byte goes to a disallowed URL; TypeError for a

@@ -1,0 +1,132 @@
+// Browser crawlers (PlaywrightCrawler, PuppeteerCrawler): each page Crawlee opens is gated whole
+// before its navigation, through robots-gate/browser or robots-gate/puppeteer, so its
+// subresources, frames, workers, popups and every redirect hop are decided like the navigation.
+// The navigation also takes its host's slot, given back once the page has loaded.
+import type { Decision } from '../gate/types.js';
+import type { RobotsGate } from '../gate/gate.js';
+import { gatePage as gatePlaywrightPage } from '../browser/gate-page.js';
+import type { GatedRequest } from '../browser/types.js';
+import { gatePage as gatePuppeteerPage } from '../puppeteer/gate-page.js';
+import type { Attempt } from './attempts.js';
+import type { Slot, TakeSlot } from './pace.js';
+
+type Hook = (context: BrowserContext) => Promise<void>;
+
+interface BrowserContext {
+  request: { url: string; retryCount: number };
+  page: PageLike;
+  response?: { status(): number } | null;
+}
+
+interface PageLike {
+  once(event: 'close', fn: () => void): unknown;
+  url(): string;
+}
+
+interface Handle {
+  on(event: 'blocked', fn: (entry: GatedRequest<unknown, unknown>) => void): unknown;
+  dispose(): Promise<void>;
+}
+
+interface PageState {
+  handle: Handle;
+  /** The URL Crawlee navigates to. */
+  url: string;
+  slot: Slot | null;
+  startMs: number;
+  decision: Decision | null;
+  /** The first blocked navigation of the page's main frame (its own URL or a redirect hop). */
+  navigation: Promise<Decision | null>;
+}
+
+/** How long a failed navigation waits for the gate to report the block that failed it. */
+const REPORT_WAIT_MS = 1_500;
+
+export interface BrowserGateHooks {
+  /** The decision that failed `context`'s navigation (net::ERR_BLOCKED_BY_CLIENT), if the gate made one. */
+  blockedNavigation(context: { page?: unknown; request: { url: string } }, error: unknown): Promise<Decision | undefined>;
+}
+
+export function browserHooks(
+  crawler: { preNavigationHooks: Hook[]; postNavigationHooks: Hook[] },
+  gate: RobotsGate,
+  o: { takeSlot: TakeSlot; record?: (a: Attempt) => void },
+): BrowserGateHooks {
+  const pages = new WeakMap<object, PageState>();
+
+  const open = async (page: PageLike): Promise<PageState> => {
+    const known = pages.get(page);
+    if (known) return known;
+    const puppeteer = typeof (page as { createCDPSession?: unknown }).createCDPSession === 'function';
+    const handle = (puppeteer
+      ? await gatePuppeteerPage(page as never, gate)
+      : await gatePlaywrightPage(page as never, gate)) as unknown as Handle;
+    let navigated: (d: Decision | null) => void = () => {};
+    const state: PageState = {
+      handle,
+      url: '',
+      slot: null,
+      startMs: Date.now(),
+      decision: null,
+      navigation: new Promise((resolve) => (navigated = resolve)),
+    };
+    handle.on('blocked', (e) => {
+      // The page's own navigation, or a hop of it (an iframe's blocked document does not fail it).
+      if (e.isNavigation && (e.url === state.url || (e.redirectedFrom !== null && e.redirectedFrom === state.url))) navigated(e.decision);
+      o.record?.({
+        url: e.url,
+        startMs: Date.parse(e.at),
+        endMs: Date.parse(e.at),
+        outcome: e.decision ? 'blocked' : 'error',
+        decision: e.decision,
+        ...(e.error ? { reason: 'check-failed', error: e.error.message } : {}),
+        kind: e.isNavigation ? (e.redirectedFrom ? 'redirect' : 'page') : 'subresource',
+        parentUrl: e.redirectedFrom ?? (e.frameUrl || null),
+        final: true,
+      });
+    });
+    pages.set(page, state);
+    page.once('close', () => {
+      state.slot?.release();
+      void handle.dispose().catch(() => {});
+    });
+    return state;
+  };
+
+  crawler.preNavigationHooks.unshift(async ({ page, request }) => {
+    const state = await open(page);
+    state.url = request.url;
+    // Decided already (Crawlee asked before the run); warm, so no I/O here.
+    state.decision = await gate.check(request.url);
+    state.startMs = Date.now();
+    state.slot = await o.takeSlot(request.url, state.decision);
+  });
+  crawler.postNavigationHooks.push(async ({ page, request, response }) => {
+    const state = pages.get(page);
+    if (!state) return;
+    state.slot?.release();
+    o.record?.({
+      url: request.url,
+      startMs: state.startMs,
+      endMs: Date.now(),
+      outcome: state.decision?.overridden ? 'overridden' : 'fetched',
+      decision: state.decision,
+      status: response?.status() ?? null,
+      waitReason: state.slot?.waitReason ?? null,
+      intervalMs: state.slot?.intervalMs ?? null,
+      attempt: request.retryCount + 1,
+      final: true,
+    });
+  });
+
+  return {
+    async blockedNavigation(context, error) {
+      if (!/ERR_BLOCKED_BY_CLIENT/.test(String((error as Error)?.message ?? error))) return undefined;
+      const state = context.page ? pages.get(context.page) : undefined;
+      if (!state) return undefined;
+      state.slot?.release();
+      const timeout = new Promise<null>((r) => setTimeout(() => r(null), REPORT_WAIT_MS).unref?.());
+      return (await Promise.race([state.navigation, timeout])) ?? undefined;
+    },
+  };
+}

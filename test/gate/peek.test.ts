@@ -1,0 +1,25 @@
+// gate.peek: a decision from what the gate holds, never a fetch.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { RobotsGate } from '../../src/gate/index.js';
+import { site, startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
+
+let s: VirtualHosts;
+beforeAll(async () => {
+  s = await startVirtualHosts({ '127.0.0.1': site('User-agent: *\nDisallow: /private/\n') });
+});
+afterAll(() => s?.close());
+
+test('undefined (and no request) while the origin is unknown; the same decision as check once it is', async () => {
+  const gate = new RobotsGate({ userAgent: 'PeekBot/1.0' });
+  const url = `${s.origin('127.0.0.1')}/private/x?q=1#frag`;
+  expect(gate.peek(url)).toBeUndefined();
+  expect(s.log).toHaveLength(0);
+  const checked = await gate.check(url);
+  const peeked = gate.peek(url);
+  expect(peeked).toMatchObject({ allowed: false, url: checked.url, rule: { line: 2 }, policy: checked.policy });
+  expect(gate.peek(`${s.origin('127.0.0.1')}/public`)?.allowed).toBe(true);
+  expect(gate.peek('not a url')).toBeUndefined();
+  expect(gate.peek('ftp://x/')).toBeUndefined();
+  expect(s.log).toHaveLength(1);
+  await gate.close();
+});
