@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { openAudit, type AuditReader } from '../audit/reader.js';
 import { parseRobotsTxt, productToken } from '../parser/index.js';
 import type { RobotsTxt } from '../parser/types.js';
+import { exportJsonl, printUsage } from './audit-usage.js';
 
 /** Exit codes, as `--help` documents them. */
 export const AUDIT_EXIT = { ok: 0, verifyFailed: 1, usage: 2, unreadable: 3 } as const;
@@ -16,6 +17,8 @@ interface AuditCliOptions {
   blocked?: boolean;
   changes?: boolean;
   verify?: boolean;
+  usage?: boolean;
+  export?: string;
   limit: string;
 }
 
@@ -27,6 +30,8 @@ export function auditCommand(): Command {
     .option('--blocked', 'blocked URLs with the deciding rule and the policy that had it')
     .option('--changes', 'robots.txt changes seen during the runs (old and new sha256, boundary time)')
     .option('--verify', 'check every attempt stamp: its policy text is stored, and re-deciding blocked URLs from that text gives the same rule')
+    .option('--usage', 'documents by usage verdict per purpose (search, ai-input, ai-train), with the signals that decided')
+    .option('--export <format>', 'jsonl: one line per saved document with its URL, content sha256, access stamp and usage verdict')
     .option('--limit <n>', 'rows shown at most in lists', '50')
     .option('--json', 'one JSON object a line on stdout')
     .addHelpText(
@@ -75,6 +80,18 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
   for (const note of reader.notes) process.stderr.write(`robots-gate audit: note: ${note}\n`);
   try {
     if (opts.verify) return verify(reader, opts);
+    if (opts.export !== undefined) {
+      if (opts.export !== 'jsonl') {
+        process.stderr.write(`robots-gate audit: --export takes jsonl, got ${JSON.stringify(opts.export)}\n`);
+        return AUDIT_EXIT.usage;
+      }
+      exportJsonl(reader);
+      return AUDIT_EXIT.ok;
+    }
+    if (opts.usage) {
+      printUsage(reader, !!opts.json, limit);
+      return AUDIT_EXIT.ok;
+    }
     if (opts.host) {
       const entries = reader.timeline(opts.host);
       // Hosts are keyed as URL.host, port included: "shop.test" finds nothing when the crawl went to

@@ -94,6 +94,49 @@ describe('crawl --purpose ai-train', () => {
     expect(row('open.test').usage?.purposes['ai-train'].verdict).toBe('allowed');
   });
 
+  it('audit --usage lists documents by verdict; --export jsonl gives each saved document with its stamp and verdict', async () => {
+    const { out } = await crawl(['--purpose', 'ai-train']);
+    const usage = await runCli(['audit', out, '--usage']);
+    expect(usage.code).toBe(0);
+    expect(usage.stdout).toMatch(/^ai-train: 5 reserved, 1 allowed, 0 unknown$/m);
+    expect(usage.stdout).toMatch(/reserved {2}http:\/\/xrobots\.test:\d+\/doc {2}not kept {2}by x-robots-tag "usagebot: noai"/);
+    const exp = await runCli(['audit', out, '--export', 'jsonl']);
+    expect(exp.code).toBe(0);
+    const lines = exp.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    // Only what was kept: open.test's document.
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ url: expect.stringContaining('open.test'), contentSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(lines[0].access.policySha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(lines[0].usage.purposes['ai-train'].verdict).toBe('allowed');
+    expect((await runCli(['audit', out, '--export', 'csv'])).code).toBe(2);
+  });
+
+  it('a signal that changes mid-run: each row keeps the one in force at its fetch', async () => {
+    let robots = 'User-agent: *\nContent-Usage: train-ai=y\n';
+    const v = await f.hosts({
+      'flip.test': (req, res) => {
+        if (req.url === '/robots.txt') {
+          res.writeHead(200, { 'content-type': 'text/plain' }).end(robots);
+          return;
+        }
+        // The site changes its mind once /a has been served: /b is fetched under the new file.
+        if (req.url === '/a') robots = 'User-agent: *\nContent-Usage: train-ai=n\n';
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('doc');
+      },
+    });
+    const dir = f.tmp();
+    fs.writeFileSync(path.join(dir, 'u.txt'), `${v.origin('flip.test')}/a\n${v.origin('flip.test')}/b\n`);
+    const outDir = path.join(dir, 'out');
+    const r = await runCli(['crawl', path.join(dir, 'u.txt'), '--user-agent', UA, '--out', outDir, '--min-interval', '300', '--recheck-after', '100', ...f.resolveArgs(v)]);
+    expect(r.code, r.stderr).toBe(0);
+    const audit = openAudit(outDir);
+    const rows = audit.attempts().filter((a) => a.kind === 'page');
+    const policies = new Map(audit.policies().map((p) => [p.sha256, p.body]));
+    audit.close();
+    expect(rows.map((a) => a.usage?.purposes['ai-train'].verdict)).toEqual(['allowed', 'reserved']);
+    for (const a of rows) expect(policies.get(a.policySha256!)).toContain(a.usage!.signals[0]!.value);
+  });
+
   it('refuses an unknown purpose with exit 2', async () => {
     const dir = f.tmp();
     fs.writeFileSync(path.join(dir, 'u.txt'), 'http://a.test/\n');
