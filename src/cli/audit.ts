@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { Command } from 'commander';
 import { openAudit, type AuditReader } from '../audit/reader.js';
 import { parseRobotsTxt, productToken } from '../parser/index.js';
+import { tokenInForce } from '../gate/identity.js';
 import type { RobotsTxt } from '../parser/types.js';
 import { exportJsonl, printUsage } from './audit-usage.js';
 
@@ -186,7 +187,13 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
  *  UTF-8, so the text is the bytes); a blocked URL re-decided from that text is blocked again by
  *  the same line. */
 function verify(reader: AuditReader, opts: AuditCliOptions): number {
-  const runs = new Map(reader.runs().map((r) => [r.runId, r.userAgent]));
+  // Each run's tokens in match order: its --product-token values, else the token read from its User-Agent.
+  const runs = new Map(
+    reader.runs().map((r) => {
+      const given = Array.isArray(r.options.productToken) ? (r.options.productToken as string[]) : [];
+      return [r.runId, r.userAgent ? (given.length ? given : [productToken(r.userAgent)]) : null] as const;
+    }),
+  );
   const parsed = new Map<string, RobotsTxt | null>();
   const hashOk = new Map<string, boolean>();
   let checked = 0;
@@ -206,9 +213,9 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
       continue;
     }
     if (a.outcome === 'blocked' && a.reason === 'disallowed-by-rule') {
-      const ua = runs.get(a.runId);
-      if (!ua) continue;
-      const m = robots.check(a.url, productToken(ua));
+      const tokens = runs.get(a.runId);
+      if (!tokens) continue;
+      const m = robots.check(a.url, tokenInForce(robots, tokens));
       if (m.allowed || m.rule?.line !== a.ruleLine) {
         problems.push({ url: a.url, problem: `re-deciding from the stored text gives ${m.allowed ? 'allowed' : `line ${m.rule?.line}`}, the row says line ${a.ruleLine}` });
       }

@@ -1,7 +1,8 @@
 // `robots-gate check URL... --user-agent UA`: may this crawler fetch these URLs?
 import { Command } from 'commander';
-import { productToken } from '../parser/index.js';
 import { parseHttpUrl } from '../fetcher/url.js';
+import { parseRobotsTxt } from '../parser/index.js';
+import { cliIdentity, PRODUCT_TOKEN_HELP, tokenReport, tokenWarnings, usedToken } from './identity.js';
 import { printable } from './lint.js';
 import { FetchingSource, readRobotsFile } from './robots-source.js';
 import { collect } from './repeatable.js';
@@ -11,6 +12,7 @@ export const CHECK_EXIT = { allAllowed: 0, someDisallowed: 1, usage: 2, unreadab
 
 interface CheckCliOptions {
   userAgent: string;
+  productToken: string[];
   robotsFile?: string;
   json?: boolean;
   resolve: string[];
@@ -22,6 +24,7 @@ export function checkCommand(): Command {
     .description("the decision for each URL, from its origin's robots.txt (or from one FILE for all)")
     .argument('<url...>', 'URLs to check')
     .requiredOption('--user-agent <ua>', 'the crawler\'s User-Agent; rules match its product token')
+    .option('--product-token <name>', PRODUCT_TOKEN_HELP, collect, [])
     .option('--robots-file <file>', 'decide every URL by this robots.txt instead of fetching')
     .option('--json', 'one JSON object a line on stdout')
     .option('--resolve <host:port:addr>', 'connect HOST:PORT to ADDR instead (curl convention); repeatable', collect, [])
@@ -32,8 +35,11 @@ export function checkCommand(): Command {
 Exit codes:
   0  every URL is allowed
   1  at least one URL is disallowed (robots.txt rule, or robots.txt unreachable)
-  2  bad usage, or a URL that is not an http(s) URL
-  3  --robots-file cannot be read`,
+  2  bad usage (an empty --user-agent, one that names no crawler, a --product-token it does not
+     carry), or a URL that is not an http(s) URL
+  3  --robots-file cannot be read
+With --json, each line also says the productToken used and where it came from; a file that names
+none of your tokens but another name in --user-agent is warned about (stderr; "warnings" in JSON).`,
     )
     .action(async (urls: string[], opts: CheckCliOptions) => {
       process.exitCode = await runCheck(urls, opts);
@@ -50,6 +56,19 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
     err(`--timeout must be a whole number of ms >= 1, got ${JSON.stringify(opts.timeout)}`);
     return CHECK_EXIT.usage;
   }
+  // The same identity checks with a local file as with a fetched one: the answer must not depend on
+  // where the rules came from.
+  let identity;
+  try {
+    identity = cliIdentity(opts.userAgent, opts.productToken);
+  } catch (e) {
+    err((e as Error).message);
+    return CHECK_EXIT.usage;
+  }
+  const warn = (ws: string[]) => {
+    if (!opts.json) for (const w of ws) err(`warning: ${printable(w)}`);
+    return ws.length ? { warnings: ws } : {};
+  };
   if (opts.robotsFile) {
     let robots;
     try {
@@ -58,13 +77,8 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
       err(`cannot read --robots-file ${opts.robotsFile}: ${(e as Error).message}`);
       return CHECK_EXIT.unreadable;
     }
-    let token: string;
-    try {
-      token = productToken(opts.userAgent);
-    } catch (e) {
-      err((e as Error).message);
-      return CHECK_EXIT.usage;
-    }
+    const token = usedToken(identity, robots);
+    const said = { ...tokenReport(identity, token), ...warn(tokenWarnings(robots, identity, `--robots-file ${opts.robotsFile}`)) };
     for (const u of urls) {
       let r;
       try {
@@ -77,17 +91,28 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
       }
       if (!r.allowed) disallowed = true;
       const reason = r.rule ? (r.allowed ? 'allowed-by-rule' : 'disallowed-by-rule') : 'no-matching-rule';
-      if (opts.json) out(JSON.stringify({ url: u, allowed: r.allowed, reason, rule: r.rule, group: r.group, robotsFile: opts.robotsFile }));
+      if (opts.json) out(JSON.stringify({ url: u, allowed: r.allowed, reason, rule: r.rule, group: r.group, robotsFile: opts.robotsFile, ...said }));
       else out(line(u, r.allowed, reason, r.rule));
     }
   } else {
     let source: FetchingSource;
     try {
-      source = new FetchingSource(opts.userAgent, opts.resolve, timeoutMs);
+      source = new FetchingSource(opts.userAgent, opts.resolve, timeoutMs, identity.tokens);
     } catch (e) {
       err((e as Error).message);
       return CHECK_EXIT.usage;
     }
+    // Warnings once per origin, from the body the gate fetched.
+    const warned = new Map<string, { warnings?: string[] }>();
+    const warningsFor = (origin: string) => {
+      let w = warned.get(origin);
+      if (w === undefined) {
+        const r = source.record(origin);
+        w = r?.kind === 'parsed' && r.body !== undefined ? warn(tokenWarnings(parseRobotsTxt(r.body), identity, r.robotsUrl || `${origin}/robots.txt`)) : {};
+        warned.set(origin, w);
+      }
+      return w;
+    };
     try {
       for (const u of urls) {
         let d;
@@ -100,7 +125,8 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
           continue;
         }
         if (!d.allowed) disallowed = true;
-        if (opts.json) out(JSON.stringify(d));
+        const said = { ...tokenReport(identity, d.productToken), ...warningsFor(d.origin) };
+        if (opts.json) out(JSON.stringify({ ...d, ...said }));
         else out(line(d.url, d.allowed, d.reason, d.rule, `${d.policy.robotsUrl} ${d.policy.status}`));
       }
     } finally {

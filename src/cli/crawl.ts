@@ -27,6 +27,7 @@ import { DEFAULT_CHROMIUM } from '../browser/launch.js';
 import { formatSummary, summaryObject, unreachableWarning, type SubresourceCounts } from './crawl-summary.js';
 import { fsProblem } from './fs-words.js';
 import { count as plural } from './plural.js';
+import { cliIdentity, PRODUCT_TOKEN_HELP } from './identity.js';
 import { collect } from './repeatable.js';
 import { PURPOSES, type Purpose } from '../usage/index.js';
 
@@ -45,6 +46,7 @@ export const CRAWL_EXIT = {
 
 interface CrawlCliOptions {
   userAgent: string;
+  productToken: string[];
   out: string;
   concurrency: string;
   minInterval: string;
@@ -90,6 +92,7 @@ export function crawlCommand(): Command {
     .description('fetch every URL of a list that robots.txt allows, as fast as each site allows and no faster, with an audit of every attempt')
     .argument('<file>', 'URL list, one a line (blank lines and # comments skipped); - for stdin')
     .requiredOption('--user-agent <ua>', 'the User-Agent sent; rules match its product token (e.g. "MyBot/1.0 (+https://example.com/bot)")')
+    .option('--product-token <name>', PRODUCT_TOKEN_HELP, collect, [])
     .requiredOption('--out <dir>', 'where documents and audit.sqlite go')
     .option('--concurrency <n>', 'requests in flight at most, over all hosts', '16')
     .option('--min-interval <ms>', 'floor between two requests to one host, in ms (plus up to 20 % jitter)', '2000')
@@ -121,7 +124,8 @@ Exit codes:
   1    completed, but some URLs ended in error (network, 5xx), some robots.txt was unreachable
        (its URLs all disallowed, RFC 9309 §2.3.1.4; stderr names the hosts), or some input
        lines were not URLs
-  2    bad usage: a missing or unreadable FILE, a bad option value, no URL in the input,
+  2    bad usage: a missing or unreadable FILE, a bad option value, no URL in the input, a
+       --user-agent that names no crawler (pass --product-token) or lacks the --product-token,
        --run without --redis, --browser without Chromium, another crawl writing the same
        audit in --out (same DIR, or the same --worker name)
   3    the audit cannot be written (read-only DIR, disk full): rows written before are intact
@@ -190,8 +194,10 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
 
   // The gate's own checks (user agent, --resolve entries) before anything is created under --out:
   // bad usage leaves no empty audit behind that the next run would call "earlier runs".
+  const productToken = opts.productToken.length ? { productToken: opts.productToken } : {};
   try {
-    await new RobotsGate({ userAgent: opts.userAgent, resolve: opts.resolve, timeoutMs: robotsTimeoutMs }).close();
+    cliIdentity(opts.userAgent, opts.productToken);
+    await new RobotsGate({ userAgent: opts.userAgent, ...productToken, resolve: opts.resolve, timeoutMs: robotsTimeoutMs }).close();
   } catch (err) {
     say((err as Error).message);
     return CRAWL_EXIT.usage;
@@ -277,11 +283,16 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         const last = reader.runs().at(-1);
         // URLs settled as one user agent are not settled for another (its rules may differ):
         // resuming would skip them, and the audit would mix two identities.
-        const otherAgent = reader.runs().find((r) => r.userAgent !== opts.userAgent);
+        // The same holds for the token matched: a run from before --product-token recorded none, and
+        // matched the token read from the same --user-agent.
+        const tokensOf = (o: Readonly<Record<string, unknown>>) => JSON.stringify(o.productToken ?? []);
+        const otherAgent = reader.runs().find((r) => r.userAgent !== opts.userAgent || tokensOf(r.options) !== JSON.stringify(opts.productToken));
         if (otherAgent) {
           reader.close();
           say(
-            `cannot --resume: ${outDir} was crawled as ${JSON.stringify(otherAgent.userAgent)} (run ${otherAgent.runId}), not ${JSON.stringify(opts.userAgent)}; use another --out, or the same --user-agent`,
+            otherAgent.userAgent !== opts.userAgent
+              ? `cannot --resume: ${outDir} was crawled as ${JSON.stringify(otherAgent.userAgent)} (run ${otherAgent.runId}), not ${JSON.stringify(opts.userAgent)}; use another --out, or the same --user-agent`
+              : `cannot --resume: ${outDir} was crawled with --product-token ${tokensOf(otherAgent.options)} (run ${otherAgent.runId}), not ${JSON.stringify(opts.productToken)}; use another --out, or the same --product-token`,
           );
           return CRAWL_EXIT.usage;
         }
@@ -341,6 +352,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     try {
       gate = new RobotsGate({
         userAgent: opts.userAgent,
+        ...productToken,
         resolve: opts.resolve,
         timeoutMs: robotsTimeoutMs,
         ...(recheckAfterMs !== undefined ? { maxAgeMs: recheckAfterMs, minAgeMs: Math.min(recheckAfterMs, 60_000) } : {}),
@@ -412,6 +424,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         overrideIntervalMs: gate.overrideIntervalMs,
         recheckAfterMs: recheckAfterMs ?? null,
         resolve: opts.resolve,
+        productToken: opts.productToken,
         resume: !!opts.resume,
         run: opts.run ?? null,
         purpose: opts.purpose ?? null,

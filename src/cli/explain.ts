@@ -3,13 +3,14 @@
 import { Command } from 'commander';
 import { parseHttpUrl } from '../fetcher/url.js';
 import type { Decision } from '../gate/types.js';
-import { decodeRobotsText, parseRobotsTxt, productToken } from '../parser/index.js';
+import { decodeRobotsText, parseRobotsTxt } from '../parser/index.js';
 import { compilePattern } from '../parser/pattern.js';
 import type { MatchResult, RobotsTxt } from '../parser/types.js';
 import { clipLine, printable } from './lint.js';
 import { count } from './plural.js';
 import { FetchingSource, readRobotsFile } from './robots-source.js';
 import { collect } from './repeatable.js';
+import { cliIdentity, PRODUCT_TOKEN_HELP, tokenPhrase, tokenReport, tokenWarnings, usedToken, type TokenReport } from './identity.js';
 
 /** Exit codes, as `--help` documents them. */
 export const EXPLAIN_EXIT = { allowed: 0, disallowed: 1, usage: 2, unreadable: 3 } as const;
@@ -23,6 +24,7 @@ const SHOWN_WHOLE_LINES = 60;
 
 interface ExplainCliOptions {
   userAgent: string;
+  productToken: string[];
   robotsFile?: string;
   resolve: string[];
   timeout: string;
@@ -31,10 +33,11 @@ interface ExplainCliOptions {
 }
 
 /** `--json`: the whole explanation as one object on stdout. */
-export interface ExplainJson {
+export interface ExplainJson extends TokenReport {
   readonly url: string;
   readonly userAgent: string;
-  readonly productToken: string;
+  /** Set when the file names none of the crawler's tokens but another product of its User-Agent. */
+  readonly warnings?: readonly string[];
   readonly allowed: boolean;
   /** A gate DecisionReason (`allowed-by-rule`, `disallowed-by-rule`, `no-matching-rule`,
    *  `unavailable`, `unreachable`, …). */
@@ -57,6 +60,7 @@ export function explainCommand(): Command {
     .description('show the robots.txt with the group that applied and the deciding line marked, and why, in one sentence')
     .argument('<url>', 'the URL to explain')
     .requiredOption('--user-agent <ua>', "the crawler's User-Agent; rules match its product token")
+    .option('--product-token <name>', PRODUCT_TOKEN_HELP, collect, [])
     .option('--robots-file <file>', "explain against this robots.txt instead of fetching the URL's own")
     .option('--resolve <host:port:addr>', 'connect HOST:PORT to ADDR instead (curl convention); repeatable', collect, [])
     .option('--timeout <ms>', 'whole robots.txt fetch, in ms', '10000')
@@ -70,8 +74,11 @@ Marks: '>' the deciding rule, '|' the rest of the group that applied. Lines past
 Exit codes:
   0  allowed
   1  disallowed
-  2  bad usage, or not an http(s) URL
+  2  bad usage (an empty --user-agent, one that names no crawler, a --product-token it does not
+     carry), or not an http(s) URL
   3  --robots-file cannot be read
+The output says which product token was matched and where it came from, and warns when the file
+names none of your tokens but another name in --user-agent.
 With --json, a failure is also one object on stdout: {"url": …, "error": …}.`,
     )
     .action(async (url: string, opts: ExplainCliOptions) => {
@@ -86,10 +93,10 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
     return code;
   };
   let url: URL;
-  let token: string;
+  let identity;
   try {
     url = parseHttpUrl(rawUrl);
-    token = productToken(opts.userAgent);
+    identity = cliIdentity(opts.userAgent, opts.productToken);
   } catch (e) {
     return fail((e as Error).message, EXPLAIN_EXIT.usage);
   }
@@ -97,8 +104,16 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
   const timeoutMs = Number(opts.timeout);
   if (!Number.isInteger(context) || context < 0) return fail(`--context must be a whole number >= 0, got ${JSON.stringify(opts.context)}`, EXPLAIN_EXIT.usage);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) return fail(`--timeout must be a whole number of ms >= 1, got ${JSON.stringify(opts.timeout)}`, EXPLAIN_EXIT.usage);
-  const emit = (text: string, json: Omit<ExplainJson, 'url' | 'userAgent' | 'productToken'>) =>
-    process.stdout.write(opts.json ? JSON.stringify({ url: url.href, userAgent: opts.userAgent, productToken: token, ...json }) + '\n' : text);
+  type Rest = Omit<ExplainJson, 'url' | 'userAgent' | keyof TokenReport | 'warnings'>;
+  // The text output: the file, then the token matched (and any warning), then the sentence.
+  const emit = (file: string, json: Rest, token: string, warnings: string[] = []) => {
+    const said = [`Product token: ${tokenPhrase(identity, token)}`, ...warnings.map((w) => `Warning: ${w}`)].map((l) => printable(l) + '\n').join('');
+    process.stdout.write(
+      opts.json
+        ? JSON.stringify({ url: url.href, userAgent: opts.userAgent, ...tokenReport(identity, token), ...(warnings.length ? { warnings } : {}), ...json }) + '\n'
+        : `${file}\n${said}${printable(json.sentence)}\n`,
+    );
+  };
 
   if (opts.robotsFile) {
     let robots: RobotsTxt;
@@ -108,18 +123,19 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
     } catch (e) {
       return fail(`cannot read --robots-file ${opts.robotsFile}: ${(e as Error).message}`, EXPLAIN_EXIT.unreadable);
     }
+    const token = usedToken(identity, robots);
     const m = robots.check(url, token);
     const s = sentence(url, token, m, undefined, robots);
-    emit(`${render(decodeRobotsText(text), robots, m, context)}\n${printable(s)}\n`, {
+    emit(render(decodeRobotsText(text), robots, m, context), {
       ...verdict(m),
       source: { robotsFile: opts.robotsFile },
       sentence: s,
-    });
+    }, token, tokenWarnings(robots, identity, `--robots-file ${opts.robotsFile}`));
     return m.allowed ? EXPLAIN_EXIT.allowed : EXPLAIN_EXIT.disallowed;
   }
   let source: FetchingSource;
   try {
-    source = new FetchingSource(opts.userAgent, opts.resolve, timeoutMs);
+    source = new FetchingSource(opts.userAgent, opts.resolve, timeoutMs, identity.tokens);
   } catch (e) {
     return fail((e as Error).message, EXPLAIN_EXIT.usage);
   }
@@ -131,12 +147,12 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
     const src = { robotsUrl: p.robotsUrl, status: p.status, sha256: p.sha256, fetchedAt: p.fetchedAt };
     if (body !== undefined && (d.reason === 'allowed-by-rule' || d.reason === 'disallowed-by-rule' || d.reason === 'no-matching-rule' || d.reason === 'overridden')) {
       const robots = parseRobotsTxt(body, { url: p.finalUrl });
-      const m = robots.check(url, token);
-      const s = sentence(url, token, m, d, robots);
-      emit(`${head}${render(body, robots, m, context)}\n${printable(s)}\n`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s });
+      const m = robots.check(url, d.productToken);
+      const s = sentence(url, d.productToken, m, d, robots);
+      emit(`${head}${render(body, robots, m, context)}`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s }, d.productToken, tokenWarnings(robots, identity, p.robotsUrl));
     } else {
-      const s = sentence(url, token, null, d);
-      emit(`${head}\n${printable(s)}\n`, { allowed: d.allowed, reason: d.reason, group: null, rule: null, source: src, sentence: s });
+      const s = sentence(url, d.productToken, null, d);
+      emit(head, { allowed: d.allowed, reason: d.reason, group: null, rule: null, source: src, sentence: s }, d.productToken);
     }
     return d.allowed ? EXPLAIN_EXIT.allowed : EXPLAIN_EXIT.disallowed;
   } catch (e) {

@@ -48,8 +48,9 @@ export class FetchingSource {
   readonly gate: RobotsGate;
   private readonly bodies = new Map<string, PolicyRecord>();
 
-  constructor(userAgent: string, resolve: readonly string[], timeoutMs: number) {
-    this.gate = new RobotsGate({ userAgent, resolve, timeoutMs });
+  /** @param productToken the --product-token values (none: read from userAgent). */
+  constructor(userAgent: string, resolve: readonly string[], timeoutMs: number, productToken: readonly string[] = []) {
+    this.gate = new RobotsGate({ userAgent, resolve, timeoutMs, ...(productToken.length ? { productToken } : {}) });
     this.gate.on('policy', (r) => this.bodies.set(r.origin, r));
   }
 

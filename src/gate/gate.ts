@@ -13,7 +13,7 @@ import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js'
 import { MemoryPolicyStore } from '../stores/memory-policy-store.js';
 import type { PolicyRecord, PolicyStore } from '../stores/types.js';
 import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
-import { crawlerIdentity } from './identity.js';
+import { crawlerIdentity, tokenInForce } from './identity.js';
 import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
 import { gateInterceptor } from './interceptor.js';
 import { resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
@@ -357,9 +357,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     });
     // §2.2.1 with fallback tokens (`['MyBot-News', 'MyBot']`): the first token a group names decides,
     // as Googlebot-News falls back to Googlebot's group; only when none is named do `*` groups apply.
-    const tokens = this.#tokens;
-    let token = tokens[0]!;
-    if (robots !== null && tokens.length > 1) token = tokens.find((t) => robots!.names(t)) ?? token;
+    const token = tokenInForce(robots, this.#tokens);
     const entry: Entry = {
       record,
       robots,

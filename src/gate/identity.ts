@@ -52,3 +52,13 @@ export function crawlerIdentity(userAgent: unknown, productToken?: unknown): Cra
   }
   return Object.freeze({ userAgent, tokens: Object.freeze(list.slice() as string[]), source: 'given' });
 }
+
+/**
+ * The token one robots.txt is matched against (RFC 9309 §2.2.1 with fallback tokens): the first of
+ * `tokens` some group names, as Googlebot-News falls back to Googlebot's group; the first token when
+ * none is named (then the `*` groups apply), or when there is no file.
+ */
+export function tokenInForce(robots: { names(token: string): boolean } | null, tokens: readonly string[]): string {
+  if (robots === null || tokens.length === 1) return tokens[0]!;
+  return tokens.find((t) => robots.names(t)) ?? tokens[0]!;
+}
