@@ -109,6 +109,11 @@ describe('crawl --purpose ai-train', () => {
     expect(lines[0].access.policySha256).toMatch(/^[0-9a-f]{64}$/);
     expect(lines[0].usage.purposes['ai-train'].verdict).toBe('allowed');
     expect((await runCli(['audit', out, '--export', 'csv'])).code).toBe(2);
+    const html = path.join(out, 'report.html');
+    expect((await runCli(['report', out, '--html', html])).code).toBe(0);
+    const page = fs.readFileSync(html, 'utf8');
+    expect(page).toContain('<h3>Reserved for ai-train: 5</h3>');
+    expect(page).toMatch(/xrobots\.test:\d+\/doc<\/td><td>not kept<\/td><td>x-robots-tag: usagebot: noai/);
   });
 
   it('a signal that changes mid-run: each row keeps the one in force at its fetch', async () => {
