@@ -8,7 +8,7 @@ import { JsonlAuditSink } from '../audit/jsonl-sink.js';
 import { auditFiles, openAudit } from '../audit/reader.js';
 import { SqliteAuditSink } from '../audit/sqlite-sink.js';
 import { TeeAuditSink } from '../audit/tee-sink.js';
-import type { AttemptRow, AuditSink } from '../audit/types.js';
+import type { AttemptRow, AuditSink, SitemapClaims } from '../audit/types.js';
 import { CrawlJob } from '../crawl/crawl-job.js';
 import { createRedisFrontier } from '../crawl/redis-frontier.js';
 import { OutputWriteError } from '../crawl/document-store.js';
@@ -18,7 +18,8 @@ import { readUrlList } from '../crawl/url-list.js';
 import { RobotsGate } from '../gate/gate.js';
 import { MemoryFrontier } from '../politeness/memory-frontier.js';
 import type { Frontier, FrontierOptions } from '../politeness/types.js';
-import type { PolicyStore } from '../stores/types.js';
+import type { PolicyStore, RateLimiter } from '../stores/types.js';
+import { ClaimsAuditSink, sitemapPhase } from './crawl-sitemaps.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
 import { lockAudit } from './crawl-lock.js';
 import { startProgress } from './crawl-progress.js';
@@ -70,6 +71,8 @@ interface CrawlCliOptions {
   screenshot?: boolean;
   chromium?: string;
   purpose?: string;
+  sitemaps?: boolean;
+  maxUrlsPerHost: string;
 }
 
 class UsageError extends Error {}
@@ -115,6 +118,8 @@ export function crawlCommand(): Command {
     .option('--purpose <purpose>', 'what the documents are for: search, ai-input or ai-train; what robots.txt or TDMRep reserves for it is not fetched, what a response reserves is not kept (default: usage is recorded only)')
     .option('--browser', 'render each allowed HTML page in headless Chromium; every request the page makes is gated and audited (kind subresource)')
     .option('--screenshot', 'with --browser: save a full-page PNG next to each rendered document (<path>.png)')
+    .option('--sitemaps', "FILE holds origins (or URLs on them): crawl what their robots.txt Sitemap: lines list (sitemaps read through the gate, a row of kind sitemap each)")
+    .option('--max-urls-per-host <n>', 'with --sitemaps: URLs taken from sitemaps per host at most', '100000')
     .option('--chromium <path>', "with --browser: the Chromium binary (default /usr/bin/chromium, Debian's chromium package)")
     .addHelpText(
       'after',
@@ -123,7 +128,7 @@ Exit codes:
   0    completed: every URL fetched, blocked or skipped as its robots.txt says
   1    completed, but some URLs ended in error (network, 5xx), some robots.txt was unreachable
        (its URLs all disallowed, RFC 9309 §2.3.1.4; stderr names the hosts), or some input
-       lines were not URLs
+       lines were not URLs; with --sitemaps, some sitemap failed, was blocked or was cut at a limit
   2    bad usage: a missing or unreadable FILE, a bad option value, no URL in the input, a
        --user-agent that names no crawler (pass --product-token) or lacks the --product-token,
        --run without --redis, --browser without Chromium, another crawl writing the same
@@ -150,7 +155,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   let concurrency: number, minIntervalMs: number, maxCrawlDelaySeconds: number, timeoutMs: number, progressMs: number;
   let robotsTimeoutMs: number, maxPageBytes: number;
   let recheckAfterMs: number | undefined, overrideIntervalMs: number | undefined;
+  let maxUrlsPerHost: number;
   try {
+    maxUrlsPerHost = count('--max-urls-per-host', opts.maxUrlsPerHost, 0, Number.MAX_SAFE_INTEGER)!;
     concurrency = count('--concurrency', opts.concurrency, 1, 10_000)!;
     if (!Number.isInteger(concurrency)) throw new UsageError(`--concurrency must be a whole number, got ${JSON.stringify(opts.concurrency)}`);
     minIntervalMs = count('--min-interval', opts.minInterval, 0)!;
@@ -335,10 +342,14 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   }
   if (opts.json) sinks.push(new StdoutAttemptSink());
   audit = sinks.length === 1 ? sinks[0]! : new TeeAuditSink(sinks);
+  // --sitemaps: each URL's claims (lastmod, changefreq, priority) ride on its rows.
+  const claims = new Map<string, SitemapClaims>();
+  if (opts.sitemaps) audit = new ClaimsAuditSink(audit, claims);
 
-  let fleet: { frontier: Frontier; store: PolicyStore; close(): Promise<void> } | undefined;
+  let fleet: Fleet | undefined;
   let gate: RobotsGate | undefined;
   let transport: DocumentTransport | undefined;
+  let sitemapProblems = false;
   try {
     const frontierOptions: FrontierOptions = { minIntervalMs, concurrency, overrideIntervalMs };
     if (opts.redis) {
@@ -441,7 +452,29 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       return CRAWL_EXIT.audit;
     }
 
-    const todo = list.urls.filter((u) => !done.has(u.url));
+    let listed: readonly { url: string; host: string }[] = list.urls;
+    if (opts.sitemaps) {
+      const phase = await sitemapPhase({
+        gate,
+        audit,
+        runId,
+        origins: [...new Set(list.urls.map((u) => new URL(u.url).origin))],
+        claims,
+        outDir,
+        resume: !!opts.resume,
+        minIntervalMs,
+        maxUrlsPerHost,
+        timeoutMs,
+        signal: controller.signal,
+        progressMs,
+        say,
+        ...(fleet ? { limiter: fleet.limiter, claim: fleet.claimSitemap } : {}),
+      });
+      for (const [host, last] of phase.lastSent) frontier.seedHost?.(host, last.endedAt, last.intervalMs);
+      sitemapProblems = phase.problems;
+      listed = phase.urls;
+    }
+    const todo = listed.filter((u) => !done.has(u.url));
     if (opts.resume && done.size) say(`resuming: ${plural(list.urls.length - todo.length, 'URL')} already settled, ${todo.length} to go`);
     const added = await frontier.add(todo);
     // A fleet run name is used once: a run that has finished takes no URL again.
@@ -496,7 +529,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const unreachable = unreachableWarning(stats);
     if (unreachable) say(unreachable);
     if (status === 'interrupted') return CRAWL_EXIT.interrupted;
-    return stats.outcomes.error > 0 || list.invalid.length > 0 || unreachable ? CRAWL_EXIT.problems : CRAWL_EXIT.ok;
+    return stats.outcomes.error > 0 || list.invalid.length > 0 || unreachable || sitemapProblems ? CRAWL_EXIT.problems : CRAWL_EXIT.ok;
   } finally {
     try {
       audit.close();
@@ -543,6 +576,14 @@ class StdoutAttemptSink implements AuditSink {
   close(): void {}
 }
 
+interface Fleet {
+  frontier: Frontier;
+  store: PolicyStore;
+  limiter: RateLimiter;
+  claimSitemap: (sitemapUrl: string) => Promise<boolean>;
+  close(): Promise<void>;
+}
+
 /**
  * With `--redis`: the policy store from stores/redis and the shared frontier of crawl/redis-frontier,
  * so this worker shares robots.txt copies, per-host rate and the URL list with the rest of the run.
@@ -553,7 +594,7 @@ async function openFleet(
   run: string,
   worker: string,
   options: FrontierOptions,
-): Promise<{ frontier: Frontier; store: PolicyStore; close(): Promise<void> }> {
+): Promise<Fleet> {
   const { createRedisStores } = await import('../stores/redis.js');
   // Override marks last for this run; policies and per-host rates are shared Redis-wide. A lost
   // Redis is said on stderr: requests wait for it (a local fallback would multiply the rate).
@@ -567,9 +608,13 @@ async function openFleet(
       ),
   });
   const frontier = createRedisFrontier(stores.connection, { ...options, run, worker, prefix: stores.prefix });
+  const sitemapsKey = `${stores.prefix}run:${run}:sitemaps`;
   return {
     frontier,
     store: stores.store,
+    limiter: stores.limiter,
+    // Each sitemap is read once per run, fleet-wide: whoever adds it to the run's set reads it.
+    claimSitemap: (url) => stores.connection.run((c) => c.sadd(sitemapsKey, url)).then((n) => n === 1),
     close: async () => {
       await frontier.close();
       await stores.close();

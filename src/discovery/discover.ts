@@ -9,6 +9,7 @@ import type { RateLimiter } from '../stores/types.js';
 import { resolveDiscoverOptions, type DiscoverOptions, type ResolvedDiscoverOptions } from './options.js';
 import { readSitemap, type DiscoveryGate, type ReadContext, type SitemapSource } from './read-sitemap.js';
 import { absoluteHttpUrl, admit, scopeOf } from './scope.js';
+import type { SitemapEntry } from './sitemap-parser.js';
 import { sitemapRow } from './sitemap-row.js';
 import type { DiscoveredUrl, DiscoveryStats, DropReason, SitemapReport } from './types.js';
 
@@ -91,8 +92,11 @@ export class SitemapDiscovery implements AsyncIterable<DiscoveredUrl> {
       let urls = 0;
       let children = 0;
       const sitemapHost = new URL(q.url).host;
+      const replayed = this.#options.replay?.get(q.url);
+      const source = replayed !== undefined ? once(replayed) : readSitemap(ctx, q, report as never);
       try {
-        for await (const batch of readSitemap(ctx, q, report as never)) {
+        for await (const batch of source) {
+          if (replayed === undefined) this.#options.onEntries?.(q.url, batch);
           let full = false;
           for (const e of batch) {
             const r = admit(e.loc, scope);
@@ -142,7 +146,8 @@ export class SitemapDiscovery implements AsyncIterable<DiscoveredUrl> {
           if (full) break;
         }
       } finally {
-        this.#settle({ ...report, urls, sitemaps: children, dropped } as SitemapReport);
+        // A replayed sitemap was settled, with its row, by the run that read it.
+        if (replayed === undefined) this.#settle({ ...report, urls, sitemaps: children, dropped } as SitemapReport);
       }
     }
   }
@@ -160,6 +165,10 @@ export class SitemapDiscovery implements AsyncIterable<DiscoveredUrl> {
     if (audit) audit.recordAttempt(sitemapRow(report, this.#options.runId ?? ''));
     this.#options.onSitemap?.(report);
   }
+}
+
+async function* once<T>(batch: T): AsyncGenerator<T> {
+  yield batch;
 }
 
 /** A fixed draw in [0, 1) per (seed, URL): the same seed samples the same URLs in every run. */

@@ -2,6 +2,7 @@
 import type { AuditSink } from '../audit/types.js';
 import { InvalidOptionError } from '../gate/errors.js';
 import type { RateLimiter } from '../stores/types.js';
+import type { SitemapEntry } from './sitemap-parser.js';
 import type { DiscoveredUrl, SitemapReport } from './types.js';
 
 export interface DiscoverOptions {
@@ -38,6 +39,12 @@ export interface DiscoverOptions {
   claim?: (sitemapUrl: string) => Promise<boolean>;
   /** Sitemaps settled in an earlier run (`--resume`): not fetched again. */
   skip?: ReadonlySet<string>;
+  /** Sitemaps settled in an earlier run with the entries they held (see `onEntries`): those
+   *  entries are used again (child sitemaps followed, URLs yielded), nothing is fetched. */
+  replay?: ReadonlyMap<string, readonly SitemapEntry[]>;
+  /** Each batch of raw entries as it is read from a sitemap (before scope checks): to keep them
+   *  for a later `replay`. */
+  onEntries?: (sitemapUrl: string, entries: readonly SitemapEntry[]) => void;
   /** Each settled sitemap, once. */
   onSitemap?: (report: SitemapReport) => void;
   /** When given, each sitemap gets an audit row of kind `sitemap` here (with `runId`). */

@@ -1,0 +1,200 @@
+// `crawl --sitemaps`: before the crawl, each origin's robots.txt sitemaps are read (through the
+// crawl's gate, into the crawl's audit, on the crawl's per-host slots), and what they list becomes
+// the crawl's URL list. Each URL's claims ride on its attempt rows; nothing is skipped for them.
+import fs from 'node:fs';
+import path from 'node:path';
+import { auditFiles, openAudit } from '../audit/reader.js';
+import type { AttemptRow, AuditSink, PolicyChangeRow, PolicyRow, RunEndRow, RunRow, SitemapClaims } from '../audit/types.js';
+import { discoverSitemaps, type DiscoveryGate, type DiscoveryStats } from '../discovery/index.js';
+import type { SitemapEntry } from '../discovery/sitemap-parser.js';
+import { MemoryRateLimiter } from '../stores/memory-rate-limiter.js';
+import type { RateLimiter } from '../stores/types.js';
+import { count as plural } from './plural.js';
+import { summary } from './sitemaps.js';
+
+export interface SitemapPhaseOptions {
+  readonly gate: DiscoveryGate;
+  readonly audit: AuditSink;
+  readonly runId: string;
+  readonly origins: readonly string[];
+  /** The crawl's per-host slots (a RedisRateLimiter in a fleet); default one of this phase's own. */
+  readonly limiter?: RateLimiter;
+  readonly minIntervalMs: number;
+  readonly maxUrlsPerHost: number;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+  /** Between progress lines on stderr, in ms. */
+  readonly progressMs: number;
+  readonly say: (line: string) => void;
+  /** Sitemaps settled by an earlier run (`--resume`) and what they listed: replayed, not fetched. */
+  readonly replay?: ReadonlyMap<string, readonly SitemapEntry[]>;
+  /** Where each sitemap's kept entries are appended (JSON lines), for a later `--resume`. */
+  readonly journal?: string;
+  /** A fleet's claim: true when this worker is the one to read the sitemap. */
+  readonly claim?: (sitemapUrl: string) => Promise<boolean>;
+  /** Filled with each discovered URL's claims (for ClaimsAuditSink). */
+  readonly claims: Map<string, SitemapClaims>;
+}
+
+export interface SitemapPhaseResult {
+  readonly urls: { url: string; host: string }[];
+  /** When each host's last sitemap response ended (ms since epoch) and the interval it kept:
+   *  the crawl's first request to the host keeps the interval after it. */
+  readonly lastSent: Map<string, { endedAt: number; intervalMs: number | null }>;
+  readonly stats: DiscoveryStats[];
+  /** Some sitemap failed, was blocked or was cut at a limit. */
+  readonly problems: boolean;
+}
+
+/** Origins read at once; each origin's sitemaps are read one after another. */
+const ORIGINS_AT_ONCE = 8;
+
+export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapPhaseResult> {
+  const limiter = o.limiter ?? new MemoryRateLimiter();
+  const urls: { url: string; host: string }[] = [];
+  const claims = o.claims;
+  const lastSent = new Map<string, { endedAt: number; intervalMs: number | null }>();
+  const seen = new Set<string>();
+  const stats: DiscoveryStats[] = [];
+  let problems = false;
+  let read = 0;
+  const journal = o.journal ? fs.openSync(o.journal, 'a') : undefined;
+  const timer = setInterval(() => o.say(`sitemaps: ${plural(read, 'sitemap')} read, ${plural(urls.length, 'URL')} found`), o.progressMs);
+  timer.unref();
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < o.origins.length && !o.signal.aborted) {
+        const origin = o.origins[next++]!;
+        const d = discoverSitemaps(o.gate, origin, {
+          limiter,
+          minIntervalMs: o.minIntervalMs,
+          maxUrlsPerHost: o.maxUrlsPerHost,
+          timeoutMs: o.timeoutMs,
+          audit: o.audit,
+          runId: o.runId,
+          signal: o.signal,
+          ...(o.replay ? { replay: o.replay } : {}),
+          ...(o.claim ? { claim: o.claim } : {}),
+          ...(journal !== undefined ? { onEntries: (sitemap: string, entries: readonly SitemapEntry[]) => journalWrite(journal, sitemap, entries) } : {}),
+          onSitemap: (r) => {
+            read++;
+            if (r.outcome !== 'read' || r.limit !== null) problems = true;
+            if (r.outcome === 'read' || r.status !== null) {
+              const host = new URL(r.url).host;
+              const prev = lastSent.get(host);
+              if (!prev || r.endedAt > prev.endedAt) lastSent.set(host, { endedAt: r.endedAt, intervalMs: r.intervalMs });
+            }
+          },
+        });
+        stats.push(d.stats);
+        try {
+          for await (const u of d) {
+            if (seen.has(u.url)) continue;
+            seen.add(u.url);
+            urls.push({ url: u.url, host: u.host });
+            claims.set(u.url, {
+              source: u.sitemap,
+              advertisedBy: u.robotsUrl,
+              ...(u.lastmod !== undefined ? { lastmod: u.lastmod } : {}),
+              ...(u.changefreq !== undefined ? { changefreq: u.changefreq } : {}),
+              ...(u.priority !== undefined ? { priority: u.priority } : {}),
+              sampled: u.sampled,
+            });
+          }
+        } catch (err) {
+          if (o.signal.aborted) return;
+          throw err;
+        }
+        o.say(summary(d.origin, d.stats));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(ORIGINS_AT_ONCE, o.origins.length) }, worker));
+  } finally {
+    clearInterval(timer);
+    if (journal !== undefined) fs.closeSync(journal);
+  }
+  o.say(`sitemaps: ${plural(read, 'sitemap')} read, ${plural(urls.length, 'URL')} found on ${plural(new Set(urls.map((u) => u.host)).size, 'host')}`);
+  return { urls, lastSent, stats, problems };
+}
+
+/**
+ * The phase as the crawl command runs it: with `resume`, the sitemaps an earlier run in `outDir`
+ * settled are not fetched again; what they listed comes back from the journal it kept there.
+ */
+export async function sitemapPhase(
+  o: Omit<SitemapPhaseOptions, 'replay' | 'journal'> & { readonly outDir: string; readonly resume: boolean },
+): Promise<SitemapPhaseResult> {
+  const journal = path.join(o.outDir, JOURNAL);
+  let replay: Map<string, SitemapEntry[]> | undefined;
+  if (o.resume && auditFiles(o.outDir).length > 0) {
+    const reader = openAudit(o.outDir);
+    try {
+      const settled = new Set(reader.attempts({ kind: 'sitemap' }).filter((r) => r.final).map((r) => r.url));
+      replay = readJournal(journal, settled);
+    } finally {
+      reader.close();
+    }
+    if (replay.size > 0) o.say(`resuming: ${plural(replay.size, 'sitemap')} settled before, not fetched again`);
+  }
+  return discoverForCrawl({ ...o, journal, ...(replay ? { replay } : {}) });
+}
+
+/** In --out: each sitemap's raw entries, for --resume (JSON lines: sitemap, entries). */
+export const JOURNAL = 'sitemap-entries.jsonl';
+
+function journalWrite(fd: number, sitemap: string, entries: readonly SitemapEntry[]): void {
+  if (entries.length === 0) return;
+  fs.writeSync(fd, JSON.stringify({ sitemap, entries }) + '\n');
+}
+
+/** Read a journal back: each sitemap's entries, for the sitemaps in `settled`. */
+export function readJournal(file: string, settled: ReadonlySet<string>): Map<string, SitemapEntry[]> {
+  const out = new Map<string, SitemapEntry[]>();
+  for (const s of settled) out.set(s, []);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return out;
+  }
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    let rec: { sitemap: string; entries: SitemapEntry[] };
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      continue; // a line cut by a kill: that sitemap had no final row either
+    }
+    const list = out.get(rec.sitemap);
+    if (list) list.push(...rec.entries);
+  }
+  return out;
+}
+
+/** Puts each URL's sitemap claims on its attempt rows (page and redirect rows alike). */
+export class ClaimsAuditSink implements AuditSink {
+  constructor(
+    private readonly inner: AuditSink,
+    private readonly claims: ReadonlyMap<string, SitemapClaims>,
+  ) {}
+  recordAttempt(row: AttemptRow): void {
+    const c = row.kind === 'sitemap' || row.sitemap ? undefined : this.claims.get(row.url);
+    this.inner.recordAttempt(c ? { ...row, sitemap: c } : row);
+  }
+  recordPolicy(row: PolicyRow): void {
+    this.inner.recordPolicy(row);
+  }
+  recordPolicyChange(row: PolicyChangeRow): void {
+    this.inner.recordPolicyChange(row);
+  }
+  recordRun(row: RunRow): void {
+    this.inner.recordRun?.(row);
+  }
+  recordRunEnd(row: RunEndRow): void {
+    this.inner.recordRunEnd?.(row);
+  }
+  close(): void {
+    this.inner.close();
+  }
+}

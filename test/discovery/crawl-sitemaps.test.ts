@@ -1,0 +1,122 @@
+// `robots-gate crawl --sitemaps` as a subprocess against loopback origins: the sitemaps' URLs are
+// crawled as robots.txt allows, at each host's pace (sitemap requests included), with a row per
+// sitemap and per URL, claims on the rows; --resume does not fetch a settled sitemap again.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openAudit } from '../../src/audit/reader.js';
+import type { LoggedRequest } from '../helpers/hosts.js';
+import { crawlFixture } from '../cli/crawl-fixture.js';
+import { runCli } from '../cli/run-cli.js';
+import { sitemapindex, urlset } from './sitemap-server.js';
+
+const UA = 'MapBot/1.0 (+https://example.test/bot)';
+const { tmp, hosts, resolveArgs } = crawlFixture('rg-crawl-sitemaps-');
+
+type Files = Record<string, string | (() => string)>;
+const serve = (files: () => Files) => (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+  const f = files()[req.url ?? '/'];
+  if (f === undefined) return void res.writeHead(404).end('no');
+  const body = typeof f === 'function' ? f() : f;
+  res.writeHead(200, { 'content-type': req.url?.endsWith('.txt') ? 'text/plain' : req.url?.endsWith('.xml') ? 'application/xml' : 'text/html' }).end(body);
+};
+
+function minGap(reqs: LoggedRequest[]): number {
+  let min = Infinity;
+  for (let i = 1; i < reqs.length; i++) min = Math.min(min, reqs[i]!.startedAt - reqs[i - 1]!.endedAt!);
+  return min;
+}
+
+describe('robots-gate crawl --sitemaps', () => {
+  it('crawls what the sitemaps list and robots.txt allows, at each host pace, a row per sitemap and per URL, claims recorded', async () => {
+    let a = '';
+    let b = '';
+    const v = await hosts({
+      'a.test': serve(() => ({
+        '/robots.txt': `User-agent: *\nDisallow: /private/\nSitemap: ${a}/index.xml\n`,
+        '/index.xml': sitemapindex([`${a}/s1.xml`, `${a}/s2.xml`]),
+        '/s1.xml': urlset([{ loc: `${a}/p/1`, lastmod: '2024-03-01', changefreq: 'never', priority: '0.1' }, `${a}/p/2`, `${a}/private/x`]),
+        '/s2.xml': urlset([`${a}/p/3`, `${a}/p/1`]),
+        '/p/1': 'one',
+        '/p/2': 'two',
+        '/p/3': 'three',
+      })),
+      'b.test': serve(() => ({
+        '/robots.txt': `User-agent: *\nCrawl-delay: 0.3\nSitemap: ${b}/list.txt\n`,
+        '/list.txt': `${b}/q/1\n${b}/q/2\n`,
+        '/q/1': 'q1',
+        '/q/2': 'q2',
+      })),
+    });
+    a = v.origin('a.test');
+    b = v.origin('b.test');
+    const dir = tmp();
+    const list = path.join(dir, 'origins.txt');
+    fs.writeFileSync(list, `${a}\n${b}/any/page\n`);
+    const out = path.join(dir, 'out');
+    const r = await runCli(['crawl', list, '--sitemaps', '--user-agent', UA, '--out', out, '--min-interval', '120', ...resolveArgs(v)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/fetched\s+5/);
+    expect(r.stdout).toMatch(/blocked\s+1/);
+    expect(r.stderr).toMatch(/sitemaps: 4 sitemaps read, 6 URLs found on 2 hosts/);
+
+    // Never sent: the disallowed URL a sitemap listed. Every request to a host, robots.txt and
+    // sitemaps included, keeps the host's interval at the server.
+    expect(v.requests('a.test', '/private/x')).toHaveLength(0);
+    expect(minGap(v.requests('a.test'))).toBeGreaterThanOrEqual(115);
+    expect(minGap(v.requests('b.test'))).toBeGreaterThanOrEqual(295);
+    for (const p of ['/index.xml', '/s1.xml', '/s2.xml']) expect(v.requests('a.test', p)).toHaveLength(1);
+
+    const audit = openAudit(out);
+    const rows = audit.attempts();
+    audit.close();
+    const sitemapRows = rows.filter((x) => x.kind === 'sitemap');
+    expect(sitemapRows.map((x) => x.url).sort()).toEqual([`${a}/index.xml`, `${a}/s1.xml`, `${a}/s2.xml`, `${b}/list.txt`].sort());
+    for (const s of sitemapRows) expect(s).toMatchObject({ outcome: 'fetched', final: true, robotsUrl: expect.stringMatching(/\/robots\.txt$/) });
+    const p1 = rows.find((x) => x.url === `${a}/p/1`)!;
+    expect(p1).toMatchObject({ kind: 'page', outcome: 'fetched', status: 200 });
+    expect(p1.sitemap).toMatchObject({ source: `${a}/s1.xml`, advertisedBy: `${a}/robots.txt`, lastmod: '2024-03-01', changefreq: 'never', priority: '0.1' });
+    expect(rows.find((x) => x.url === `${a}/private/x`)).toMatchObject({ outcome: 'blocked', sitemap: { source: `${a}/s1.xml` } });
+    expect(rows.find((x) => x.url === `${b}/q/2`)!.sitemap).toMatchObject({ source: `${b}/list.txt` });
+  });
+
+  it('--resume after an interrupt fetches no settled sitemap again and crawls the URLs left', async () => {
+    let a = '';
+    const v = await hosts({
+      'a.test': serve(() => ({
+        '/robots.txt': `User-agent: *\nSitemap: ${a}/index.xml\n`,
+        '/index.xml': sitemapindex([`${a}/s.xml`]),
+        '/s.xml': urlset(Array.from({ length: 8 }, (_, i) => `${a}/p/${i}`)),
+        ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`/p/${i}`, `page ${i}`])),
+      })),
+    });
+    a = v.origin('a.test');
+    const dir = tmp();
+    const list = path.join(dir, 'origins.txt');
+    fs.writeFileSync(list, `${a}\n`);
+    const out = path.join(dir, 'out');
+    const args = ['crawl', list, '--sitemaps', '--user-agent', UA, '--out', out, '--min-interval', '300', ...resolveArgs(v)];
+    const first = await runCli(args, {
+      onStart: (child) => {
+        // Interrupt once a page or two are in: the sitemaps are settled by then.
+        const t = setInterval(() => {
+          if (v.requests('a.test').filter((x) => x.path.startsWith('/p/')).length >= 2) {
+            clearInterval(t);
+            child.kill('SIGINT');
+          }
+        }, 20);
+      },
+    });
+    expect(first.code).toBe(130);
+    const pagesBefore = v.requests('a.test').filter((x) => x.path.startsWith('/p/')).length;
+    expect(pagesBefore).toBeLessThan(8);
+    const second = await runCli([...args, '--resume']);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toMatch(/2 sitemaps settled before, not fetched again/);
+    expect(v.requests('a.test', '/index.xml')).toHaveLength(1);
+    expect(v.requests('a.test', '/s.xml')).toHaveLength(1);
+    // Every page fetched once over the two runs (one in flight at the interrupt may go twice).
+    for (let i = 0; i < 8; i++) expect(v.requests('a.test', `/p/${i}`).length).toBeGreaterThanOrEqual(1);
+    expect(v.requests('a.test').filter((x) => x.path.startsWith('/p/')).length).toBeLessThanOrEqual(9);
+  });
+});
