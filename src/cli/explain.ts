@@ -11,6 +11,7 @@ import { count } from './plural.js';
 import { FetchingSource, readRobotsFile } from './robots-source.js';
 import { collect } from './repeatable.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP, tokenPhrase, tokenReport, tokenWarnings, usedToken, type TokenReport } from './identity.js';
+import { PURPOSES, signalsFromRobots, usageVerdict, type UsageVerdict } from '../usage/index.js';
 
 /** Exit codes, as `--help` documents them. */
 export const EXPLAIN_EXIT = { allowed: 0, disallowed: 1, usage: 2, unreadable: 3 } as const;
@@ -106,11 +107,13 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) return fail(`--timeout must be a whole number of ms >= 1, got ${JSON.stringify(opts.timeout)}`, EXPLAIN_EXIT.usage);
   type Rest = Omit<ExplainJson, 'url' | 'userAgent' | keyof TokenReport | 'warnings'>;
   // The text output: the file, then the token matched (and any warning), then the sentence.
-  const emit = (file: string, json: Rest, token: string, warnings: string[] = []) => {
-    const said = [`Product token: ${tokenPhrase(identity, token)}`, ...warnings.map((w) => `Warning: ${w}`)].map((l) => printable(l) + '\n').join('');
+  const emit = (file: string, json: Rest, token: string, warnings: string[] = [], usage?: UsageVerdict) => {
+    const said = [`Product token: ${tokenPhrase(identity, token)}`, ...warnings.map((w) => `Warning: ${w}`), ...(usage ? [usagePhrase(usage)] : [])]
+      .map((l) => printable(l) + '\n')
+      .join('');
     process.stdout.write(
       opts.json
-        ? JSON.stringify({ url: url.href, userAgent: opts.userAgent, ...tokenReport(identity, token), ...(warnings.length ? { warnings } : {}), ...json }) + '\n'
+        ? JSON.stringify({ url: url.href, userAgent: opts.userAgent, ...tokenReport(identity, token), ...(warnings.length ? { warnings } : {}), ...json, ...(usage ? { usage } : {}) }) + '\n'
         : `${file}\n${said}${printable(json.sentence)}\n`,
     );
   };
@@ -130,7 +133,7 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
       ...verdict(m),
       source: { robotsFile: opts.robotsFile },
       sentence: s,
-    }, token, tokenWarnings(robots, identity, `--robots-file ${opts.robotsFile}`));
+    }, token, tokenWarnings(robots, identity, `--robots-file ${opts.robotsFile}`), robotsUsage(robots, url, token, m.allowed));
     return m.allowed ? EXPLAIN_EXIT.allowed : EXPLAIN_EXIT.disallowed;
   }
   let source: FetchingSource;
@@ -149,7 +152,7 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
       const robots = parseRobotsTxt(body, { url: p.finalUrl });
       const m = robots.check(url, d.productToken);
       const s = sentence(url, d.productToken, m, d, robots);
-      emit(`${head}${render(body, robots, m, context)}`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s }, d.productToken, tokenWarnings(robots, identity, p.robotsUrl));
+      emit(`${head}${render(body, robots, m, context)}`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s }, d.productToken, tokenWarnings(robots, identity, p.robotsUrl), robotsUsage(robots, url, d.productToken, m.allowed, p.robotsUrl));
     } else {
       const s = sentence(url, d.productToken, null, d);
       emit(head, { allowed: d.allowed, reason: d.reason, group: null, rule: null, source: src, sentence: s }, d.productToken);
@@ -160,6 +163,23 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
   } finally {
     await source.close();
   }
+}
+
+/** What the file's usage lines say of `url`, before any fetch; undefined when it has none or
+ *  access refuses the URL (usage lines cover only what may be crawled, aipref attach draft). */
+function robotsUsage(robots: RobotsTxt, url: URL, token: string, allowed: boolean, robotsUrl?: string): UsageVerdict | undefined {
+  if (!allowed || robots.usageLines.length === 0) return undefined;
+  return usageVerdict(signalsFromRobots(robots.usage(url, token), robotsUrl));
+}
+
+/** `Usage (beside access): ai-train reserved by line 5 (content-signal "…"); search allowed …`. */
+function usagePhrase(v: UsageVerdict): string {
+  const parts = PURPOSES.map((p) => {
+    const { verdict, signals } = v.purposes[p];
+    if (verdict === 'unknown') return `${p} unknown`;
+    return `${p} ${verdict} by ${signals.map((x) => `line ${x.line} (${x.kind} "${x.value}")`).join(', ')}`;
+  });
+  return `Usage (beside access, any reservation wins): ${parts.join('; ')}`;
 }
 
 /** The match as the JSON output gives it. */
