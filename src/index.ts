@@ -3,6 +3,7 @@ export { RobotsGate, RobotsBlockedError, InvalidUserAgentError, TooManyRedirects
 export type {
   RobotsGateOptions,
   RobotsGateEvents,
+  CheckOptions,
   GateFetchInit,
   UserAgentProblem,
   CrawlerIdentity,
@@ -21,7 +22,8 @@ export { MemoryPolicyStore, type MemoryPolicyStoreOptions } from './stores/memor
 export type { PolicyStore, PolicyRecord } from './stores/types.js';
 export { MemoryRateLimiter } from './stores/memory-rate-limiter.js';
 export type { RateLimiter, Lease, AcquireResult } from './stores/types.js';
-export { MemoryFrontier, hostInterval } from './politeness/index.js';
+export { MemoryFrontier, hostInterval, Pacer, pacerFor, defaultLimiter } from './politeness/index.js';
+export type { Slot, WaitEvent } from './politeness/index.js';
 export type { Frontier, FrontierItem, FrontierOptions, FrontierCounts, HostPolicy, TakeResult, TakenItem, WaitReason } from './politeness/index.js';
 export { CrawlJob, HttpTransport, readUrlList, documentPath, saveDocument, OutputWriteError, DocumentPlacementError } from './crawl/index.js';
 export type { CrawlJobOptions, CrawlStats, CrawlResult, DocumentTransport, TransportResult, Hop, CrawlGate } from './crawl/index.js';

@@ -17,6 +17,7 @@ import type { DocumentTransport } from '../crawl/types.js';
 import { readUrlList } from '../crawl/url-list.js';
 import { RobotsGate } from '../gate/gate.js';
 import { MemoryFrontier } from '../politeness/memory-frontier.js';
+import { pacerFor } from '../politeness/pacer.js';
 import type { Frontier, FrontierOptions } from '../politeness/types.js';
 import type { PolicyStore, RateLimiter } from '../stores/types.js';
 import { ClaimsAuditSink, sitemapPhase } from './crawl-sitemaps.js';
@@ -366,6 +367,10 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         ...productToken,
         resolve: opts.resolve,
         timeoutMs: robotsTimeoutMs,
+        // The job takes each host's slot itself (frontier, then the gate's limiter); the gate's
+        // own robots.txt requests take it too, at the crawl's floor.
+        politeness: false,
+        minIntervalMs,
         ...(recheckAfterMs !== undefined ? { maxAgeMs: recheckAfterMs, minAgeMs: Math.min(recheckAfterMs, 60_000) } : {}),
         ...(opts.override.length ? { override: opts.override } : {}),
         ...(overrideIntervalMs !== undefined ? { overrideIntervalMs } : {}),
@@ -378,6 +383,10 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     }
     const frontier = fleet?.frontier ?? new MemoryFrontier({ ...frontierOptions, overrideIntervalMs: gate.overrideIntervalMs });
     for (const [host, last] of lastSent) frontier.seedHost?.(host, last.endedAt, last.intervalMs);
+    // The limiter too: this run's first request to a host, its robots.txt included, keeps the
+    // interval after the earlier run's last response.
+    const pacer = pacerFor(gate.limiter);
+    for (const [host, last] of lastSent) await pacer.seed(host, last.endedAt);
     const controller = new AbortController();
     const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
     const subresources: SubresourceCounts = {};

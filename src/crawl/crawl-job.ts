@@ -4,10 +4,11 @@
 import type { AttemptOutcome, AttemptRow, AuditSink } from '../audit/types.js';
 import type { Decision, PolicyChange } from '../gate/types.js';
 import { parseRobotsTxt } from '../parser/index.js';
-import type { Frontier, TakenItem } from '../politeness/types.js';
-import type { PolicyRecord } from '../stores/types.js';
 import { DocumentPlacementError, OutputWriteError, saveDocument } from './document-store.js';
-import { retryAfterMs } from './retry-after.js';
+import type { Frontier, TakenItem, WaitReason } from '../politeness/types.js';
+import { defaultLimiter, pacerFor, type Pacer } from '../politeness/pacer.js';
+import type { PolicyRecord, RateLimiter } from '../stores/types.js';
+import { retryAfterMs } from '../politeness/retry-after.js';
 import { parseTdmRep, type Purpose, type UsageVerdict } from '../usage/index.js';
 import { UsageCheck, type TdmRepCopy } from './usage-check.js';
 import type { CrawlGate, DocumentTransport, Hop } from './types.js';
@@ -27,9 +28,14 @@ export interface CrawlJobOptions {
   readonly clampCrawlDelay?: boolean;
   /** Interval (ms) for a host under override; must match the frontier's. Default 10,000. */
   readonly overrideIntervalMs?: number;
-  /** The frontier's floor (ms), without jitter. Used only to space a host's first request from
-   *  the robots.txt request the gate just made to it. Default 0. */
+  /** The frontier's floor (ms), without jitter. Used only for a host's first request of this run,
+   *  which the frontier does not space: it keeps this from any earlier request the limiter knows
+   *  (a robots.txt request, a request of another door, a seeded earlier run). Default 0. */
   readonly minIntervalMs?: number;
+  /** Where each host's slot is taken before a request is sent, so that the gate's robots.txt
+   *  requests and other doors (gate.fetch, the interceptor) sharing it keep one clock per host
+   *  with the crawl. Default: the gate's `limiter`, else the process's one. */
+  readonly limiter?: RateLimiter;
   /** Retries of a URL answered 429 or 503. Default 2. */
   readonly maxRetries?: number;
   /** Back-off (ms) after a 429/503 without a usable Retry-After. Default 10,000. */
@@ -159,16 +165,6 @@ interface RowParts {
   settles?: boolean;
 }
 const MAX_TIMER_MS = 2_147_483_647;
-/** `URL.host` of the robots.txt that decided, or undefined if its URL does not parse. */
-function robotsHost(decision: Decision): string | undefined {
-  try {
-    return new URL(decision.policy.robotsUrl).host;
-  } catch {
-    return undefined;
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, MAX_TIMER_MS)));
 
 /**
  * One crawl: `expect()` the URLs added to the frontier, then `run()`. Listens to the gate's
@@ -176,7 +172,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms
  * while it runs. Every attempt gets its row before the frontier is told the URL is done.
  */
 export class CrawlJob {
-  private readonly o: Required<Omit<CrawlJobOptions, 'signal' | 'userAgent' | 'purpose'>> & { signal: AbortSignal | undefined; userAgent: string | undefined };
+  private readonly o: Required<Omit<CrawlJobOptions, 'signal' | 'userAgent' | 'purpose' | 'limiter'>> & { signal: AbortSignal | undefined; userAgent: string | undefined };
+  private readonly pacer: Pacer;
   private readonly changedHosts = new Set<string>();
   private readonly visited = new Set<string>();
   /** Redirect targets this job scheduled: where each came from, and how many hops deep. */
@@ -216,6 +213,7 @@ export class CrawlJob {
     };
     const tokens = (options.gate as { productToken?: string | readonly string[] }).productToken;
     this.usage = new UsageCheck({ purpose: options.purpose, productTokens: tokens === undefined ? [] : typeof tokens === 'string' ? [tokens] : tokens });
+    this.pacer = pacerFor(options.limiter ?? options.gate.limiter ?? defaultLimiter());
   }
 
   private started = false;
@@ -448,22 +446,15 @@ export class CrawlJob {
       return;
     }
 
-    // The slot was opened under the interval known then; a policy learned just now (a new
-    // Crawl-delay, or an override) may ask for more. Wait out the difference.
-    if (t.intervalMs !== null) {
-      const need = Math.max((crawlDelaySeconds ?? 0) * 1000, underOverride ? this.o.overrideIntervalMs : 0);
-      if (need > t.intervalMs) await sleep(need - t.intervalMs);
-    } else if (robotsHost(decision) === host) {
-      // The first request to a host: the robots.txt request the check made to this same host is
-      // a request the site saw too, so the gap after it is the host's interval like any other.
-      const need = Math.max((crawlDelaySeconds ?? 0) * 1000, underOverride ? this.o.overrideIntervalMs : 0, this.o.minIntervalMs);
-      const wait = Date.parse(decision.policy.fetchedAt) + need - Date.now();
-      if (wait > 0) await sleep(wait);
-    }
-
     let tdm: TdmRepCopy | null = null;
     if (this.usage.purpose !== undefined) {
-      tdm = await this.tdmRep(t, decision, crawlDelaySeconds, underOverride);
+      const copy = await this.tdmRep(t, decision, crawlDelaySeconds, underOverride);
+      if (copy === undefined) {
+        // Interrupted while waiting for the slot: nothing was sent; --resume tries the URL again.
+        await frontier.fail(t, Date.now(), { notSent: true });
+        return;
+      }
+      tdm = copy;
       const reserved = this.usage.reservedByTdmRep(url, tdm);
       if (reserved !== null) {
         const at = Date.now();
@@ -473,7 +464,26 @@ export class CrawlJob {
       }
     }
 
-    const result = await this.o.transport.fetch(url, { decision, signal: this.o.signal });
+    // The frontier opened the slot under the interval known then; the limiter also knows what the
+    // frontier does not: the robots.txt requests the check made (first load, refresh, a redirect
+    // into this host), other doors on the same limiter, and a policy learned just now (a new
+    // Crawl-delay, an override). Take the host's slot there under the full interval.
+    const interval = this.interval(t, crawlDelaySeconds, underOverride);
+    let slot;
+    try {
+      slot = await this.pacer.take(host, interval, this.o.signal, url);
+    } catch {
+      // Interrupted while waiting: nothing was sent; --resume tries the URL again.
+      await frontier.fail(t, Date.now(), { notSent: true });
+      return;
+    }
+    let result: Awaited<ReturnType<DocumentTransport['fetch']>>;
+    try {
+      result = await this.o.transport.fetch(url, { decision, signal: this.o.signal, slotHeld: true });
+    } catch (err) {
+      await slot.release(Date.now());
+      throw err;
+    }
     const last = result.hops[result.hops.length - 1]!;
     if (decision.overridden || (await gate.isUnderOverride(host)) !== underOverride) {
       await frontier.setHostPolicy(host, { crawlDelaySeconds, underOverride: true });
@@ -524,9 +534,10 @@ export class CrawlJob {
     const sent = result.hops.some((h) => !h.blocked);
     // The host's interval runs from its last response, a rendered page's subresources included.
     const endedAt = Math.max(last.endedAt, result.hostEndedAt ?? 0);
-    if (backoff) {
-      const after = retryAfterMs(last.headers['retry-after'], endedAt) ?? this.o.defaultBackoffMs;
-      const notBefore = endedAt + Math.min(after, this.o.maxBackoffMs);
+    const notBefore = backoff ? endedAt + Math.min(retryAfterMs(last.headers['retry-after'], endedAt) ?? this.o.defaultBackoffMs, this.o.maxBackoffMs) : undefined;
+    // +1: the transport's Date.now() rounds down; the interval never counts from before the end.
+    await slot.release(endedAt + 1, notBefore);
+    if (notBefore !== undefined) {
       this.host(host).backoffUntil = notBefore;
       if (retry) await frontier.fail(t, endedAt, { retry: true, notBefore });
       else await frontier.complete(t, endedAt, { notBefore });
@@ -542,14 +553,32 @@ export class CrawlJob {
    * The origin's TDMRep file (W3C TDM Reservation Protocol), read once per origin per run through
    * the transport (so gated, and audited as a row of kind `tdmrep`) in the slot of the URL in hand.
    * The document request after it keeps the host's interval from it, as after a robots.txt request.
+   * @returns undefined when the signal aborted the wait for the slot (nothing was sent).
    */
-  private async tdmRep(t: TakenItem, decision: Decision, crawlDelaySeconds: number | undefined, underOverride: boolean): Promise<TdmRepCopy | null> {
+  private async tdmRep(t: TakenItem, decision: Decision, crawlDelaySeconds: number | undefined, underOverride: boolean): Promise<TdmRepCopy | null | undefined> {
     this.tdmEndedAt = undefined;
     const origin = decision.origin;
     const known = this.tdmReps.get(origin);
     if (known !== undefined) return known;
     const url = `${origin}/.well-known/tdmrep.json`;
-    const result = await this.o.transport.fetch(url, { signal: this.o.signal });
+    // A request of its own to the host: it takes the host's slot, and the document request
+    // after it takes the slot again, so it keeps the interval after this one.
+    // Decided before the slot is taken: a check that refetched robots.txt then would wait for the
+    // very slot this request holds.
+    const own = await this.o.gate.check(url).catch(() => undefined);
+    let slot;
+    try {
+      slot = await this.pacer.take(t.item.host, this.interval(t, crawlDelaySeconds, underOverride), this.o.signal, url);
+    } catch {
+      return undefined;
+    }
+    let result: Awaited<ReturnType<DocumentTransport['fetch']>>;
+    try {
+      result = await this.o.transport.fetch(url, { signal: this.o.signal, slotHeld: true, ...(own ? { decision: own } : {}) });
+    } finally {
+      // +1: Date.now() rounds down; the interval never counts from before the end.
+      void slot.release(Date.now() + 1);
+    }
     const last = result.hops[result.hops.length - 1]!;
     let file = null;
     if (last.status !== null && last.status >= 200 && last.status < 300 && !last.blocked) {
@@ -570,13 +599,19 @@ export class CrawlJob {
       // Not the URL's own row: it neither settles the URL nor counts as one.
       this.write({ ...row, final: false, settles: false, ...(file && i === result.hops.length - 1 && file.problems.length ? { error: file.problems.join('; ') } : {}) });
     }
-    if (result.hops.some((h) => !h.blocked)) {
-      this.tdmEndedAt = last.endedAt;
-      const need = Math.max((crawlDelaySeconds ?? 0) * 1000, underOverride ? this.o.overrideIntervalMs : 0, this.o.minIntervalMs);
-      const wait = last.endedAt + need - Date.now();
-      if (wait > 0) await sleep(wait);
-    }
+    if (result.hops.some((h) => !h.blocked)) this.tdmEndedAt = last.endedAt;
     return copy;
+  }
+
+  /** The interval to keep before sending `t`: the frontier's (it drew the jitter), or for the
+   *  host's first request of this run the floor; never below Crawl-delay or override. */
+  private interval(t: TakenItem, crawlDelaySeconds: number | undefined, underOverride: boolean): { ms: number; reason: WaitReason } {
+    let ms = t.intervalMs ?? this.o.minIntervalMs;
+    let reason: WaitReason = t.waitReason ?? 'floor';
+    const delayMs = (crawlDelaySeconds ?? 0) * 1000;
+    if (delayMs > ms) [ms, reason] = [delayMs, 'crawl-delay'];
+    if (underOverride && this.o.overrideIntervalMs > ms) [ms, reason] = [this.o.overrideIntervalMs, 'override'];
+    return { ms: Math.ceil(ms), reason };
   }
 
   /** A Crawl-delay over the maximum: skip this URL and every URL queued for the host. */

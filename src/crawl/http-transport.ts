@@ -60,7 +60,14 @@ export class HttpTransport implements DocumentTransport {
     };
     let res: Response;
     try {
-      res = await this.options.gate.fetch(url, { onHop, maxRedirects: this.maxRedirects, signal, redirect: this.follow ? 'follow' : 'manual' });
+      res = await this.options.gate.fetch(url, {
+        onHop,
+        maxRedirects: this.maxRedirects,
+        signal,
+        redirect: this.follow ? 'follow' : 'manual',
+        ...(options.slotHeld ? { politeness: false } : {}),
+        ...(options.decision ? { decision: options.decision } : {}),
+      });
     } catch (err) {
       const last = hops[hops.length - 1];
       // Blocked (RobotsBlockedError: the hop is recorded) or the redirect limit reached after a

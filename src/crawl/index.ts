@@ -4,4 +4,4 @@ export { CrawlJob, type CrawlJobOptions, type CrawlStats, type CrawlResult, type
 export { readUrlList, parseUrlLine, type InputUrl, type InvalidLine, type UrlList } from './url-list.js';
 export { documentPath, conflictPath, resolveInside } from './document-path.js';
 export { saveDocument, OutputWriteError, DocumentPlacementError, type SavedDocument } from './document-store.js';
-export { retryAfterMs } from './retry-after.js';
+export { retryAfterMs } from '../politeness/retry-after.js';

@@ -2,7 +2,7 @@
 // an HTTP implementation here and a browser one elsewhere), and the gate as the crawl sees it.
 // Times are milliseconds since the epoch unless a name says otherwise.
 import type { Decision, PolicyChange } from '../gate/types.js';
-import type { PolicyRecord } from '../stores/types.js';
+import type { PolicyRecord, RateLimiter } from '../stores/types.js';
 
 /** One request of a document fetch: the URL asked for, or a redirect hop after it. */
 export interface Hop {
@@ -47,6 +47,9 @@ export interface TransportFetchOptions {
   /** The gate's decision for the first URL, if the caller already has it (saves a lookup). */
   readonly decision?: Decision;
   readonly signal?: AbortSignal;
+  /** The caller holds the host's politeness slot for this fetch (the crawl takes it): the
+   *  transport sends without waiting for it again, and follows no redirect it would have to space. */
+  readonly slotHeld?: boolean;
 }
 
 /** Fetches one document through the gate. Implementations: HTTP (default), browser. */
@@ -61,6 +64,8 @@ export interface DocumentTransport {
 export interface CrawlGate {
   /** The User-Agent header sent (recorded in the audit's run row); `RobotsGate` has it. */
   readonly userAgent?: string;
+  /** The gate's limiter (RobotsGate has one): the crawl takes each host's slot from it. */
+  readonly limiter?: RateLimiter;
   check(url: string): Promise<Decision>;
   isUnderOverride(host: string): boolean | Promise<boolean>;
   /** 'policy': a robots.txt was fetched (its text goes into the audit).

@@ -9,6 +9,15 @@ import { robotsUrlOf } from './url.js';
  *  the same dispatcher lets them through instead of recursing into another robots.txt check. */
 export const kRobotsFetch: unique symbol = Symbol.for('robots-gate.robots-fetch') as never;
 
+/** The fetch's time limit, handed to the dispatcher with each request (under this symbol in the
+ *  dispatch options): time spent waiting for the host's politeness slot is not the server's, so
+ *  a pacing step pauses the clock while it waits. */
+export const kRobotsClock: unique symbol = Symbol.for('robots-gate.robots-clock') as never;
+export interface RobotsFetchClock {
+  pause(): void;
+  resume(): void;
+}
+
 export interface RobotsFetchOptions {
   /** Where to send the requests. */
   dispatcher: Dispatcher;
@@ -80,10 +89,26 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
   const started = Date.now();
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const fire = () => {
     timedOut = true;
     controller.abort();
-  }, options.timeoutMs);
+  };
+  let remaining = options.timeoutMs;
+  let armedAt = started;
+  let timer: NodeJS.Timeout | undefined = setTimeout(fire, remaining);
+  const clock: RobotsFetchClock = {
+    pause() {
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      timer = undefined;
+      remaining -= Date.now() - armedAt;
+    },
+    resume() {
+      if (timer !== undefined || timedOut) return;
+      armedAt = Date.now();
+      timer = setTimeout(fire, Math.max(0, remaining));
+    },
+  };
   const onOuterAbort = () => controller.abort();
   options.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const hops: RobotsFetchHop[] = [];
@@ -105,6 +130,7 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
         },
         signal: controller.signal,
         [kRobotsFetch]: true,
+        [kRobotsClock]: clock,
       } as Parameters<typeof request>[1]);
       const status = res.statusCode;
       const location = headerValue(res.headers, 'location');

@@ -17,6 +17,9 @@ export class RobotsBlockedError extends Error {
 
 function blockedMessage(d: Decision): string {
   const robots = d.policy.robotsUrl;
+  if (d.reason === 'crawl-delay-too-long') {
+    return `robots.txt blocks ${d.url}: ${robots} asks for a Crawl-delay of ${d.crawlDelaySeconds} s, over this gate's maxCrawlDelayMs (set clampCrawlDelay: true to keep the host at the maximum)`;
+  }
   if (d.reason === 'unreachable') {
     return `robots.txt blocks ${d.url}: ${robots} is unreachable (${d.policy.status}), so every URL on ${d.origin} is disallowed until it can be fetched (RFC 9309 §2.3.1.4)`;
   }

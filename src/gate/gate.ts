@@ -2,7 +2,6 @@
 // PolicyStore keeps a warm check() free of I/O; a cold or expired origin is loaded once (single
 // flight through the store) and every caller waits for that one fetch.
 import { EventEmitter } from 'node:events';
-import { domainToASCII } from 'node:url';
 import { LRUCache } from 'lru-cache';
 import { Agent, type Dispatcher } from 'undici';
 import { parseRobotsTxt } from '../parser/index.js';
@@ -11,11 +10,14 @@ import { fetchRobotsTxt } from '../fetcher/robots-fetcher.js';
 import { createResolvingAgent } from '../fetcher/resolving-agent.js';
 import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js';
 import { MemoryPolicyStore } from '../stores/memory-policy-store.js';
-import type { PolicyRecord, PolicyStore } from '../stores/types.js';
+import type { PolicyRecord, PolicyStore, RateLimiter } from '../stores/types.js';
+import { defaultLimiter } from '../politeness/pacer.js';
 import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
 import { crawlerIdentity, tokenInForce } from './identity.js';
+import { RobotsBlockedError } from './errors.js';
 import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
 import { gateInterceptor } from './interceptor.js';
+import { GatePoliteness, hostOnly, type GateDoor } from './politeness.js';
 import { resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
 import { observedSha256, recordFromFetch } from './policy-record.js';
 import { isReserved, signalsFromRobots, usageVerdict, type Purpose, type UsageVerdict } from '../usage/index.js';
@@ -31,6 +33,12 @@ interface Entry {
   readonly crawlDelaySeconds: number | undefined;
   /** The product token this origin's rules are matched against: the first fallback token its file names. */
   readonly token: string;
+}
+
+/** Options of one check. */
+export interface CheckOptions {
+  /** Aborts the wait for robots.txt (this caller only: the fetch goes on for the others). */
+  signal?: AbortSignal;
 }
 
 export interface RobotsGateEvents {
@@ -63,8 +71,16 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   readonly #tokens: readonly string[];
   /** Minimum spacing of requests to a host under override, in ms. */
   readonly overrideIntervalMs: number;
+  /** Where each host's slot is kept (the `limiter` option, else the process's one). */
+  readonly limiter: RateLimiter;
 
   readonly #o: ResolvedOptions;
+  readonly #pol: GatePoliteness;
+  /** robots.txt requests: paced, through the gate's dispatcher. */
+  readonly #robotsDispatcher: Dispatcher;
+  /** gate.fetch: paced unless politeness is off. */
+  readonly #pacedDispatcher: Dispatcher;
+  readonly #door: GateDoor;
   readonly #dispatcher: Dispatcher;
   readonly #ownDispatcher: boolean;
   readonly #store: PolicyStore;
@@ -95,15 +111,42 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
 
     const override = options.override;
     this.#overrideAll = override === true;
-    this.#overrideHosts = new Set(Array.isArray(override) ? override.map((h: string) => normaliseHost(h)) : []);
+    this.#overrideHosts = new Set(Array.isArray(override) ? override.map((h: string) => hostOnly(h)) : []);
+
+    this.limiter = options.limiter ?? defaultLimiter();
+    this.#pol = new GatePoliteness(
+      this.limiter,
+      this.#o,
+      {
+        crawlDelaySeconds: (origin) => this.#local.peek(origin, { allowStale: true })?.crawlDelaySeconds,
+        isUnderOverride: (hostname) => this.#underOverride.has(hostname),
+      },
+      options.exempt,
+    );
+    this.#robotsDispatcher = this.#dispatcher.compose(this.#pol.interceptor(true));
+    this.#pacedDispatcher = this.#o.politeness ? this.#dispatcher.compose(this.#pol.interceptor(false)) : this.#dispatcher;
+    this.#door = {
+      userAgent: this.userAgent,
+      politeness: this.#pol,
+      paced: this.#o.politeness,
+      check: (url, signal, via) => this.#check(url, signal, via),
+      dispatcher: (paced) => (paced ? this.#pacedDispatcher : this.#dispatcher),
+      blocked: (d) => blockedFor(d, this.#pol),
+    };
   }
 
   /**
    * May this crawler fetch `url`? Resolves with the decision; a warm origin answers without I/O.
+   * A URL the `exempt` option names is decided at once, reason `exempt`, without robots.txt.
    * @param url absolute http: or https: URL.
+   * @param options.signal aborts this caller's wait for robots.txt (rejects with its reason).
    * @throws (rejects) TypeError naming a malformed URL; UnsupportedSchemeError for other schemes.
    */
-  check(url: string | URL): Promise<Decision> {
+  check(url: string | URL, options?: CheckOptions): Promise<Decision> {
+    return this.#check(url, options?.signal, undefined);
+  }
+
+  #check(url: string | URL, signal: AbortSignal | undefined, via: Dispatcher.Dispatch | undefined): Promise<Decision> {
     let href: string;
     let origin: string;
     let hostname: string;
@@ -135,11 +178,14 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       // An empty query (`/?`) stays: the URL as sent is what the rules match (RFC 9309 §2.2.2).
       pathQuery = u.pathname + (u.search || (href.endsWith('?') ? '?' : ''));
     }
+    if (this.#pol.isExempt(href, origin, hostname)) return Promise.resolve(this.#exemptDecision(href, origin));
     const entry = this.#local.get(origin);
     if (entry !== undefined && entry.expiresAt > Date.now()) {
       return Promise.resolve(this.#decide(entry, href, origin, hostname, pathQuery));
     }
-    return this.#load(origin, hostname, false).then((e) => this.#decide(e, href, origin, hostname, pathQuery));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const loaded = this.#load(origin, hostname, false, via).then((e) => this.#decide(e, href, origin, hostname, pathQuery));
+    return signal ? unlessAborted(loaded, signal) : loaded;
   }
 
   /**
@@ -170,22 +216,28 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
 
   /**
    * Fetch-compatible: sends `input` with this gate's User-Agent, follows redirects hop by hop and
-   * checks every hop against its own origin's robots.txt first.
-   * @throws (rejects) RobotsBlockedError before any byte goes to a disallowed URL; TypeError for a
-   *   bad URL; TooManyRedirectsError (a TypeError) past `init.maxRedirects` (default 20); whatever
-   *   fetch itself throws.
+   * checks every hop against its own origin's robots.txt first. Each hop waits for its own host's
+   * slot (one request in flight per host, the host's interval after the last response ended,
+   * FIFO), and holds it until its response body has been read or cancelled: read or cancel it.
+   * `init.signal` aborts a wait too (nothing is sent).
+   * @throws (rejects) RobotsBlockedError before any byte goes to a disallowed URL (reason
+   *   `crawl-delay-too-long` for a host whose Crawl-delay is over maxCrawlDelayMs); TypeError for a
+   *   bad URL; TooManyRedirectsError (a TypeError) past `init.maxRedirects` (default 20); the
+   *   signal's reason; whatever fetch itself throws.
    */
   fetch(input: string | URL | { url: string }, init?: GateFetchInit): Promise<Response> {
-    return gatedFetch(this, this.#dispatcher, input, init);
+    return gatedFetch(this.#door, input, init);
   }
 
   /**
    * An undici interceptor: `new Agent().compose(gate.interceptor())`. Every request through it is
-   * checked first (with the User-Agent header set to this gate's); a blocked one fails with
-   * RobotsBlockedError and is never sent. robots.txt requests pass ungated.
+   * checked first (with the User-Agent header set to this gate's), then waits for its host's slot
+   * as gate.fetch does; a blocked one fails with RobotsBlockedError and is never sent. The
+   * robots.txt requests it needs go out through the dispatcher it is composed onto (its proxy, TLS,
+   * resolve entries), spaced like any other. A request's signal aborts its wait.
    */
   interceptor(): Dispatcher.DispatcherComposeInterceptor {
-    return gateInterceptor(this);
+    return gateInterceptor(this.#door);
   }
 
   /**
@@ -195,13 +247,13 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
    */
   async refresh(originOrUrl: string | URL): Promise<void> {
     const u = parseHttpUrl(originOrUrl);
-    await this.#load(u.origin, u.hostname, true);
+    await this.#load(u.origin, u.hostname, true, undefined);
   }
 
   /** Has `host` had an overridden decision in this run (or, with a shared store, in the fleet)?
    *  @param host a host name (`URL.hostname`), or `URL.host`: a port is ignored. */
   isUnderOverride(host: string): boolean {
-    return this.#underOverride.has(host) || this.#underOverride.has(normaliseHost(host));
+    return this.#underOverride.has(host) || this.#underOverride.has(hostOnly(host));
   }
 
   /** Close the dispatcher and store the gate created itself (not ones passed in). */
@@ -271,6 +323,27 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     return decision;
   }
 
+  /** A decision for an exempt URL: published like any, with no robots.txt behind it. */
+  #exemptDecision(url: string, origin: string): Decision {
+    const now = new Date().toISOString();
+    const decision: Decision = {
+      url,
+      origin,
+      allowed: true,
+      reason: 'exempt',
+      rule: null,
+      group: null,
+      policy: { robotsUrl: robotsUrlOf(origin), finalUrl: '', status: 'exempt', sha256: null, fetchedAt: now, expiresAt: now, sitemaps: [] },
+      stale: false,
+      overridden: false,
+      crawlDelaySeconds: undefined,
+      productToken: this.#tokens[0]!,
+      usage: undefined,
+    };
+    if (decisionChannel.hasSubscribers) decisionChannel.publish(decision);
+    return decision;
+  }
+
   #markOverride(host: string): void {
     if (this.#underOverride.has(host)) return;
     this.#underOverride.add(host);
@@ -280,7 +353,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   }
 
   /** Load `origin` once however many callers ask; `force` refetches even a fresh copy. */
-  #load(origin: string, hostname: string, force: boolean): Promise<Entry> {
+  /** @param via the dispatch function robots.txt goes through (the interceptor's), else the gate's. */
+  #load(origin: string, hostname: string, force: boolean, via: Dispatcher.Dispatch | undefined): Promise<Entry> {
     const inFlight = this.#flights.get(origin);
     if (inFlight !== undefined && !force) return inFlight;
     const flight = (async () => {
@@ -294,7 +368,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       if (!force && stored !== undefined && stored.expiresAt > Date.now()) return this.#install(stored, seen);
       const record = (await this.#store.singleFlight(
         origin,
-        () => this.#fetchRecord(origin, force, local?.record, stored),
+        () => this.#fetchRecord(origin, force, local?.record, stored, via),
         this.#o.timeoutMs * 2,
       )) as GatePolicyRecord;
       return this.#install(record, seen);
@@ -312,6 +386,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     force: boolean,
     local: GatePolicyRecord | undefined,
     stored: GatePolicyRecord | undefined,
+    via: Dispatcher.Dispatch | undefined,
   ): Promise<GatePolicyRecord> {
     let previous = newest(local, stored);
     if (!force) {
@@ -321,7 +396,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       previous = newest(previous, now);
     }
     const result = await fetchRobotsTxt(origin, {
-      dispatcher: this.#dispatcher,
+      // robots.txt requests take their host's slot too (each redirect hop its own host's).
+      dispatcher: via ? this.#pol.robotsVia(via) : this.#robotsDispatcher,
       userAgent: this.userAgent,
       timeoutMs: this.#o.timeoutMs,
       maxBytes: this.#o.maxBytes,
@@ -397,11 +473,27 @@ function newest(a: GatePolicyRecord | undefined, b: GatePolicyRecord | undefined
   return b.fetchedAt > a.fetchedAt ? b : a;
 }
 
-/** A host name as URL.hostname gives it (lower case, punycode); a `:port` suffix is dropped, so
- *  `URL.host` works as well. */
-function normaliseHost(host: string): string {
-  const h = host.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1) || h;
-  const name = h.replace(/:\d*$/, '');
-  return domainToASCII(name) || name;
+/** The error a door throws for `d`, or undefined when it may be sent. */
+function blockedFor(d: Decision, pol: GatePoliteness): RobotsBlockedError | undefined {
+  if (!d.allowed) return new RobotsBlockedError(d);
+  if (pol.tooLong(d.crawlDelaySeconds)) return new RobotsBlockedError({ ...d, allowed: false, reason: 'crawl-delay-too-long' });
+  return undefined;
+}
+
+/** `p`'s value, or a rejection with the signal's reason as soon as `signal` aborts. */
+function unlessAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }

@@ -1,8 +1,9 @@
 // gate.fetch: fetch with redirects followed here, hop by hop, so each hop is checked against its
 // own origin's robots.txt before a byte is sent to it.
-import { fetch as undiciFetch, Headers, Request, type Dispatcher } from 'undici';
+import { fetch as undiciFetch, Headers, Request } from 'undici';
 import { parseHttpUrl } from '../fetcher/url.js';
-import { RobotsBlockedError, TooManyRedirectsError } from './errors.js';
+import { TooManyRedirectsError } from './errors.js';
+import type { GateDoor } from './politeness.js';
 import type { Decision, FetchHop } from './types.js';
 
 /** RequestInit plus the gate's audit hook. */
@@ -12,11 +13,14 @@ export interface GateFetchInit extends Omit<RequestInit, 'dispatcher'> {
   onHop?: (hop: FetchHop) => void;
   /** Redirect hops followed at most (fetch's own limit is 20). */
   maxRedirects?: number;
-}
-
-interface Checker {
-  readonly userAgent: string;
-  check(url: string): Promise<Decision>;
+  /** `false`: send without waiting for the hosts' slots, for a caller that holds them already
+   *  (the crawl takes its host's slot before it fetches, and follows no redirect here). Default:
+   *  the gate's `politeness` option. */
+  politeness?: boolean;
+  /** The decision for the first URL, taken just before by the caller: it is not checked again.
+   *  A caller holding the host's slot needs this: a re-check that refetched robots.txt would wait
+   *  for the very slot it holds. */
+  decision?: Decision;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -24,8 +28,7 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 
 export async function gatedFetch(
-  gate: Checker,
-  dispatcher: Dispatcher,
+  gate: GateDoor,
   input: string | URL | { url: string; method?: string; headers?: unknown; arrayBuffer?: () => Promise<ArrayBuffer> },
   init: GateFetchInit = {},
 ): Promise<Response> {
@@ -50,12 +53,15 @@ export async function gatedFetch(
 
   const mode = init.redirect ?? 'follow';
   const limit = init.maxRedirects ?? 20;
+  const dispatcher = gate.dispatcher(gate.paced && init.politeness !== false);
+  const signal = init.signal ?? undefined;
   let parentUrl: string | null = null;
   for (let hop = 0; ; hop++) {
-    const decision = await gate.check(url);
-    if (!decision.allowed) {
-      init.onHop?.({ url, parentUrl, decision });
-      throw new RobotsBlockedError(decision);
+    const decision = hop === 0 && init.decision?.url === url ? init.decision : await gate.check(url, signal);
+    const blocked = gate.blocked(decision);
+    if (blocked !== undefined) {
+      init.onHop?.({ url, parentUrl, decision: (blocked as { decision?: typeof decision }).decision ?? decision });
+      throw blocked;
     }
     const res = (await undiciFetch(url, {
       method,

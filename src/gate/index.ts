@@ -1,4 +1,4 @@
-export { RobotsGate, type RobotsGateEvents } from './gate.js';
+export { RobotsGate, type RobotsGateEvents, type CheckOptions } from './gate.js';
 export type { RobotsGateOptions } from './options.js';
 export type { GateFetchInit } from './gated-fetch.js';
 export { RobotsBlockedError, InvalidUserAgentError, TooManyRedirectsError, InvalidOptionError, type UserAgentProblem } from './errors.js';

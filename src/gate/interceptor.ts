@@ -1,19 +1,14 @@
 // The gate as an undici interceptor: compose it into any Dispatcher (or the global one) and every
-// request through it is checked first. fetch() follows redirects by dispatching each hop again, so
-// each hop is checked too.
+// request through it is checked first, then waits for its host's slot. fetch() follows redirects
+// by dispatching each hop again, so each hop is checked and spaced against its own host.
 import type { Dispatcher } from 'undici';
 import { kRobotsFetch } from '../fetcher/robots-fetcher.js';
-import { RobotsBlockedError } from './errors.js';
-import type { Decision } from './types.js';
-
-interface Checker {
-  readonly userAgent: string;
-  check(url: string): Promise<Decision>;
-}
+import { dispatchPaced, isPaced } from './pace.js';
+import type { GateDoor } from './politeness.js';
 
 type DispatchHandler = Dispatcher.DispatchHandler;
 
-export function gateInterceptor(gate: Checker): Dispatcher.DispatcherComposeInterceptor {
+export function gateInterceptor(gate: GateDoor): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) =>
     function robotsGateInterceptor(opts: Dispatcher.DispatchOptions, handler: DispatchHandler): boolean {
       // The gate's own robots.txt fetches pass as they are: checking them would recurse.
@@ -27,20 +22,18 @@ export function gateInterceptor(gate: Checker): Dispatcher.DispatcherComposeInte
         handler.onResponseError?.(null as never, err as Error);
         return true;
       }
+      const origin = url.slice(0, url.length - opts.path.length);
+      // A request that holds its slot already (gate.fetch through a dispatcher composed with this).
+      const terms = gate.paced && !isPaced(opts) ? gate.politeness.terms(origin, opts.path) : undefined;
       // §2.2.2: /robots.txt itself is always allowed, and checking it would fetch it twice.
-      if (opts.path === '/robots.txt') return dispatch(withUa, handler);
-      gate.check(url).then(
-        (decision) => {
-          if (!decision.allowed) return handler.onResponseError?.(null as never, new RobotsBlockedError(decision));
-          try {
-            dispatch(withUa, handler);
-          } catch (err) {
-            handler.onResponseError?.(null as never, err as Error);
-          }
-        },
-        (err: Error) => handler.onResponseError?.(null as never, err),
-      );
-      return true;
+      if (opts.path === '/robots.txt') return dispatchPaced(dispatch, withUa, handler, terms);
+      // robots.txt, when this origin needs it, goes out the way this request would: `dispatch`.
+      return dispatchPaced(dispatch, withUa, handler, terms, async (signal) => {
+        const decision = await gate.check(url, signal, dispatch);
+        const blocked = gate.blocked(decision);
+        if (blocked !== undefined) throw blocked;
+        return withUa;
+      });
     };
 }
 

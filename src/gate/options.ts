@@ -1,7 +1,7 @@
 // RobotsGate options: documented, defaulted and checked in one place.
 import type { Dispatcher } from 'undici';
-import type { PolicyStore } from '../stores/types.js';
 import { PURPOSES, type Purpose } from '../usage/index.js';
+import type { PolicyStore, RateLimiter } from '../stores/types.js';
 import { MAX_TIMEOUT_MS } from '../fetcher/robots-fetcher.js';
 import { InvalidOptionError } from './errors.js';
 
@@ -59,6 +59,37 @@ export interface RobotsGateOptions {
    *  usage lines (Content-Usage, aipref drafts; Content-Signal) reserve it is refused with reason
    *  `usage-reserved` (not lifted by `override`). Default: none, usage is recorded only. */
   purpose?: Purpose;
+
+  // --- politeness: the same names and defaults as the crawl's ---------------------------------
+  /** Floor between the end of one response from a host and the next request to it, in ms, before
+   *  jitter. Default 2 000. */
+  minIntervalMs?: number;
+  /** Largest random addition to the floor, as a fraction of it (0 to 1), drawn per gap so that
+   *  crawlers do not fall into step. Default 0.2. */
+  jitter?: number;
+  /** A Crawl-delay longer than this (ms) blocks that host's requests through `gate.fetch` and the
+   *  interceptor with RobotsBlockedError, reason `crawl-delay-too-long`, unless clampCrawlDelay.
+   *  Default 60 000. */
+  maxCrawlDelayMs?: number;
+  /** Keep hosts whose Crawl-delay is over maxCrawlDelayMs, spaced at maxCrawlDelayMs. Default false. */
+  clampCrawlDelay?: boolean;
+  /** Back-off after a 429 or 503 without a usable Retry-After, in ms. Default 10 000. */
+  defaultBackoffMs?: number;
+  /** Longest Retry-After honoured, in ms; a longer one is cut to this. Default 3 600 000. */
+  maxBackoffMs?: number;
+  /** Where each host's slot is kept: in flight, last response end, back-off. Default: one
+   *  MemoryRateLimiter for the whole process (every gate and crawl in it keep one clock per
+   *  host); `createRedisStores(...).limiter` for a fleet. */
+  limiter?: RateLimiter;
+  /** `false`: `gate.fetch` and the interceptor send at once, without waiting for the host's slot,
+   *  and Crawl-delay (maxCrawlDelayMs included) and the override interval are the caller's to keep:
+   *  for a caller that takes each host's slot from the same limiter itself, as the crawl does.
+   *  robots.txt requests the gate makes still take their host's slot. Default true. */
+  politeness?: boolean;
+  /** Hosts (`api.example.com`, any port) or origins (`https://api.example.com:8443`), or a
+   *  predicate on the URL, that robots.txt does not govern (a pipeline's own APIs): their requests
+   *  pass unchecked and unspaced, each still published as a decision with reason `exempt`. */
+  exempt?: readonly string[] | ((url: URL) => boolean);
 }
 
 export interface ResolvedOptions {
@@ -72,6 +103,13 @@ export interface ResolvedOptions {
   overrideIntervalMs: number;
   onVanished: 'keep-last' | 'allow';
   purpose: Purpose | undefined;
+  minIntervalMs: number;
+  jitter: number;
+  maxCrawlDelayMs: number;
+  clampCrawlDelay: boolean;
+  defaultBackoffMs: number;
+  maxBackoffMs: number;
+  politeness: boolean;
 }
 
 function count(name: string, value: unknown, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
@@ -80,6 +118,12 @@ function count(name: string, value: unknown, fallback: number, min = 0, max = Nu
     const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
     throw new InvalidOptionError(name, `RobotsGate option ${name} must be a number ${range}, got ${String(value)}`);
   }
+  return value;
+}
+
+function flag(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new InvalidOptionError(name, `RobotsGate option ${name} must be true or false, got ${String(value)}`);
   return value;
 }
 
@@ -127,5 +171,12 @@ export function resolveOptions(o: RobotsGateOptions): ResolvedOptions {
     overrideIntervalMs: o.overrideIntervalMs === undefined ? envInterval() : count('overrideIntervalMs', o.overrideIntervalMs, 0),
     onVanished: o.onVanished ?? 'keep-last',
     purpose: o.purpose,
+    minIntervalMs: count('minIntervalMs', o.minIntervalMs, 2_000),
+    jitter: count('jitter', o.jitter, 0.2, 0, 1),
+    maxCrawlDelayMs: count('maxCrawlDelayMs', o.maxCrawlDelayMs, 60_000),
+    clampCrawlDelay: flag('clampCrawlDelay', o.clampCrawlDelay, false),
+    defaultBackoffMs: count('defaultBackoffMs', o.defaultBackoffMs, 10_000),
+    maxBackoffMs: count('maxBackoffMs', o.maxBackoffMs, 3_600_000),
+    politeness: flag('politeness', o.politeness, true),
   };
 }

@@ -15,6 +15,9 @@ import type { UsageVerdict } from '../usage/index.js';
  * - `overridden`           disallowed, but fetched under an explicit override (see Decision.overridden)
  * - `usage-reserved`       allowed by robots.txt, but its usage lines reserve the gate's `purpose`
  *                          (Content-Usage / Content-Signal): not fetched. Only with the `purpose` option.
+ * - `exempt`               the URL's host or origin is in the gate's `exempt` option: not checked, not spaced
+ * - `crawl-delay-too-long` (only on a RobotsBlockedError from gate.fetch or the interceptor) the
+ *                          group's Crawl-delay is over `maxCrawlDelayMs` and `clampCrawlDelay` is off
  */
 export type DecisionReason =
   | 'allowed-by-rule'
@@ -25,7 +28,9 @@ export type DecisionReason =
   | 'too-many-redirects'
   | 'unreachable'
   | 'overridden'
-  | 'usage-reserved';
+  | 'usage-reserved'
+  | 'exempt'
+  | 'crawl-delay-too-long';
 
 /** Which robots.txt governed a decision: enough to find and re-check the exact text later. */
 export interface PolicyStamp {

@@ -49,7 +49,8 @@ export class MemoryRateLimiter implements RateLimiter {
     const slot = this.slots.get(lease.host);
     if (!slot || slot.token !== lease.token) return; // expired and taken over: not ours any more
     slot.token = undefined;
-    slot.lastEndedAt = endedAt;
+    // Never earlier than an end already known: a seed from an earlier run must not undo this one.
+    if (slot.lastEndedAt === undefined || endedAt > slot.lastEndedAt) slot.lastEndedAt = endedAt;
     if (notBefore !== undefined && notBefore > slot.notBefore) slot.notBefore = notBefore;
   }
 

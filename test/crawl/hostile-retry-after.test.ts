@@ -1,6 +1,6 @@
 // Retry-After values a hostile or broken server sends with a 429/503.
 import { describe, expect, it } from 'vitest';
-import { retryAfterMs } from '../../src/crawl/retry-after.js';
+import { retryAfterMs } from '../../src/politeness/retry-after.js';
 
 const now = Date.UTC(2026, 10, 30, 10, 0, 0);
 

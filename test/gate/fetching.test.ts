@@ -133,8 +133,8 @@ beforeAll(async () => {
       `drip.test:${drip.port}:127.0.0.1`,
       `closed.test:${closedPort}:127.0.0.1`,
   ];
-  gate = new RobotsGate({ userAgent: UA, timeoutMs: 5000, resolve });
-  fastGate = new RobotsGate({ userAgent: UA, timeoutMs: 300, resolve });
+  gate = new RobotsGate({ userAgent: UA, timeoutMs: 5000, resolve, minIntervalMs: 0, jitter: 0 });
+  fastGate = new RobotsGate({ userAgent: UA, timeoutMs: 300, resolve, minIntervalMs: 0, jitter: 0 });
 });
 
 afterAll(async () => {

@@ -30,7 +30,7 @@ const cc = scripted();
 let vh: VirtualHosts;
 const gates: RobotsGate[] = [];
 const newGate = (o: Partial<ConstructorParameters<typeof RobotsGate>[0]> = {}) => {
-  const g = new RobotsGate({ userAgent: UA, timeoutMs: 5000, resolve: vh.resolve, ...o });
+  const g = new RobotsGate({ userAgent: UA, timeoutMs: 5000, resolve: vh.resolve, minIntervalMs: 0, jitter: 0, ...o });
   gates.push(g);
   return g;
 };

@@ -14,7 +14,7 @@ let raw: net.Server;
 let rawPort = 0;
 const gates: RobotsGate[] = [];
 const newGate = (o: Partial<ConstructorParameters<typeof RobotsGate>[0]> = {}) => {
-  const g = new RobotsGate({ userAgent: UA, timeoutMs: 5000, resolve: [...vh.resolve, ...rawResolve()], ...o });
+  const g = new RobotsGate({ userAgent: UA, timeoutMs: 5000, minIntervalMs: 0, jitter: 0, resolve: [...vh.resolve, ...rawResolve()], ...o });
   gates.push(g);
   return g;
 };

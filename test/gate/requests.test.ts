@@ -33,7 +33,7 @@ beforeAll(async () => {
       res.writeHead(200).end('page');
     },
   });
-  gate = new RobotsGate({ userAgent: UA, timeoutMs: 5000, resolve: vh.resolve });
+  gate = new RobotsGate({ userAgent: UA, timeoutMs: 5000, resolve: vh.resolve, minIntervalMs: 0, jitter: 0 });
 });
 afterAll(async () => {
   await gate?.close();
@@ -139,7 +139,7 @@ describe('gate.interceptor()', () => {
     const agent = createResolvingAgent(vh.resolve);
     let self: RobotsGate | undefined;
     const dispatcher = agent.compose((dispatch) => (opts, handler) => self!.interceptor()(dispatch)(opts, handler));
-    self = new RobotsGate({ userAgent: UA, dispatcher, timeoutMs: 5000 });
+    self = new RobotsGate({ userAgent: UA, dispatcher, timeoutMs: 5000, minIntervalMs: 0, jitter: 0 });
     try {
       const d = await self.check(`${vh.origin('moved.test')}/private`);
       expect(d).toMatchObject({ allowed: false, reason: 'disallowed-by-rule' });
@@ -156,7 +156,7 @@ describe('gate.interceptor()', () => {
     const agent = createResolvingAgent(vh.resolve);
     const gated = agent.compose(gate.interceptor());
     try {
-      const own = new RobotsGate({ userAgent: UA, dispatcher: gated, timeoutMs: 5000 });
+      const own = new RobotsGate({ userAgent: UA, dispatcher: gated, timeoutMs: 5000, minIntervalMs: 0, jitter: 0 });
       const d = await own.check(`${vh.origin('b.test')}/private/x`);
       expect(d.allowed).toBe(false);
       const res = await request(`${vh.origin('b.test')}/robots.txt`, { dispatcher: gated });

@@ -1,0 +1,162 @@
+// The gate's side of politeness: which requests wait (not exempt ones), for how long (the host's
+// interval from its policy), and the dispatchers that make them wait. The waiting itself is the
+// politeness layer's (Pacer over the RateLimiter), shared with the crawl.
+import { domainToASCII } from 'node:url';
+import { Dispatcher } from 'undici';
+import { hostInterval, type Interval, type IntervalTerms } from '../politeness/interval.js';
+import { pacerFor, type Pacer } from '../politeness/pacer.js';
+import type { RateLimiter } from '../stores/types.js';
+import { InvalidOptionError } from './errors.js';
+import type { ResolvedOptions } from './options.js';
+import type { Decision } from './types.js';
+import { backoffUntil, dispatchPaced, isPaced, type PaceTerms } from './pace.js';
+
+/** What the politeness side asks the gate about a host. */
+export interface HostLookup {
+  /** Crawl-delay (s) of the copy in force for `origin` (stale copies count), if known. */
+  crawlDelaySeconds(origin: string): number | undefined;
+  isUnderOverride(hostname: string): boolean;
+}
+
+/** What gate.fetch and the interceptor use of the gate (built by it; not public). */
+export interface GateDoor {
+  readonly userAgent: string;
+  readonly politeness: GatePoliteness;
+  /** The `politeness` option: do the doors wait? */
+  readonly paced: boolean;
+  /** @param via the dispatch robots.txt goes through, if not the gate's own dispatcher. */
+  check(url: string, signal?: AbortSignal, via?: Dispatcher.Dispatch): Promise<Decision>;
+  /** The gate's dispatcher, composed with pacing when `paced`. */
+  dispatcher(paced: boolean): Dispatcher;
+  /** The error for a decision the doors must not send (disallowed, Crawl-delay too long). */
+  blocked(d: Decision): Error | undefined;
+}
+
+/** A Dispatcher over a bare dispatch function: the one an interceptor is composed onto. */
+class DispatchFn extends Dispatcher {
+  constructor(readonly fn: Dispatcher.Dispatch) {
+    super();
+  }
+  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    return this.fn(opts, handler);
+  }
+  override async close(): Promise<void> {}
+  override async destroy(): Promise<void> {}
+}
+
+export class GatePoliteness {
+  readonly pacer: Pacer;
+  readonly #o: ResolvedOptions;
+  readonly #terms: IntervalTerms;
+  readonly #lookup: HostLookup;
+  readonly #exempt: ((url: URL) => boolean) | undefined;
+  readonly #exemptHosts: ReadonlySet<string>;
+  readonly #exemptOrigins: ReadonlySet<string>;
+  readonly #viaDispatch = new WeakMap<Dispatcher.Dispatch, Dispatcher>();
+
+  constructor(limiter: RateLimiter, o: ResolvedOptions, lookup: HostLookup, exempt: readonly string[] | ((url: URL) => boolean) | undefined) {
+    this.pacer = pacerFor(limiter);
+    this.#o = o;
+    this.#terms = { minIntervalMs: o.minIntervalMs, overrideIntervalMs: o.overrideIntervalMs };
+    this.#lookup = lookup;
+    const hosts = new Set<string>();
+    const origins = new Set<string>();
+    if (typeof exempt === 'function') this.#exempt = exempt;
+    else if (exempt !== undefined) {
+      if (!Array.isArray(exempt) || !exempt.every((e) => typeof e === 'string' && e.trim() !== '')) {
+        throw new InvalidOptionError('exempt', `RobotsGate option exempt must be an array of hosts or origins, or a function of the URL, got ${JSON.stringify(exempt)}`);
+      }
+      for (const e of exempt) {
+        if (e.includes('://')) {
+          let origin: string;
+          try {
+            origin = new URL(e).origin;
+          } catch {
+            throw new InvalidOptionError('exempt', `RobotsGate option exempt: ${JSON.stringify(e)} is not an origin (scheme://host[:port])`);
+          }
+          origins.add(origin);
+        } else hosts.add(hostOnly(e));
+      }
+    }
+    this.#exemptHosts = hosts;
+    this.#exemptOrigins = origins;
+  }
+
+  /** Is this URL outside robots.txt's reach by the caller's `exempt` option? */
+  isExempt(url: string, origin: string, hostname: string): boolean {
+    if (this.#exemptHosts.size && this.#exemptHosts.has(hostname)) return true;
+    if (this.#exemptOrigins.size && this.#exemptOrigins.has(origin)) return true;
+    if (this.#exempt === undefined) return false;
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return false;
+    }
+    return this.#exempt(u) === true;
+  }
+
+  /** The interval for `host` now: max(Crawl-delay, floor × jitter, override), jitter drawn per gap. */
+  interval(origin: string, hostname: string): Interval {
+    let delay = this.#lookup.crawlDelaySeconds(origin);
+    // Over the maximum: a request the doors let through (clampCrawlDelay, a robots.txt request)
+    // is spaced at the maximum.
+    if (delay !== undefined && delay * 1000 > this.#o.maxCrawlDelayMs) delay = this.#o.maxCrawlDelayMs / 1000;
+    const factor = 1 + Math.random() * this.#o.jitter;
+    return hostInterval({ crawlDelaySeconds: delay, underOverride: this.#lookup.isUnderOverride(hostname) }, this.#terms, factor);
+  }
+
+  /** Crawl-delay (s) over maxCrawlDelayMs without clampCrawlDelay: the doors block the host. */
+  tooLong(crawlDelaySeconds: number | undefined): boolean {
+    return this.#o.politeness && !this.#o.clampCrawlDelay && crawlDelaySeconds !== undefined && crawlDelaySeconds * 1000 > this.#o.maxCrawlDelayMs;
+  }
+
+  /** How a request to `origin` + `path` waits; undefined when it does not (exempt). */
+  terms(origin: string, path: string, force = false): PaceTerms | undefined {
+    let u: URL;
+    try {
+      u = new URL(origin);
+    } catch {
+      return undefined;
+    }
+    const url = u.origin + path;
+    if (!force && this.isExempt(url, u.origin, u.hostname)) return undefined;
+    return {
+      pacer: this.pacer,
+      host: u.host,
+      url,
+      interval: () => this.interval(u.origin, u.hostname),
+      backoff: (retryAfter, endedAt) => backoffUntil(retryAfter, endedAt, this.#o.defaultBackoffMs, this.#o.maxBackoffMs),
+    };
+  }
+
+  /** An interceptor that makes every request through it wait for its host's slot. `force`: even
+   *  exempt ones (robots.txt requests the gate makes itself). */
+  interceptor(force: boolean): Dispatcher.DispatcherComposeInterceptor {
+    return (dispatch) =>
+      (opts, handler) => {
+        if (isPaced(opts)) return dispatch(opts, handler);
+        const origin = typeof opts.origin === 'string' ? opts.origin : String(opts.origin);
+        return dispatchPaced(dispatch, opts, handler, this.terms(origin, opts.path, force));
+      };
+  }
+
+  /** The dispatcher for robots.txt requests that travel the way `dispatch` sends (the one the
+   *  interceptor was composed onto: its proxy, TLS and resolve entries), paced. */
+  robotsVia(dispatch: Dispatcher.Dispatch): Dispatcher {
+    let d = this.#viaDispatch.get(dispatch);
+    if (d === undefined) {
+      d = new DispatchFn(dispatch).compose(this.interceptor(true));
+      this.#viaDispatch.set(dispatch, d);
+    }
+    return d;
+  }
+}
+
+/** A host name as URL.hostname gives it (lower case, punycode); a `:port` suffix is dropped. */
+export function hostOnly(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1) || h;
+  const name = h.replace(/:\d*$/, '');
+  return domainToASCII(name) || name;
+}

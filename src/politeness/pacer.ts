@@ -1,0 +1,204 @@
+// Taking a host's slot from a RateLimiter: the one place every door (gate.fetch, the interceptor,
+// robots.txt requests, the crawl) waits for its turn. In this process the waiters of one host
+// queue FIFO and only the head asks the limiter, so a host with a hundred queued requests costs
+// one timer, and a release here wakes the next waiter at once instead of at its next poll.
+import diagnostics_channel from 'node:diagnostics_channel';
+import { MemoryRateLimiter } from '../stores/memory-rate-limiter.js';
+import type { Lease, RateLimiter } from '../stores/types.js';
+import type { Interval } from './interval.js';
+import type { WaitReason } from './types.js';
+
+/** Published on `robots-gate:wait` each time a request waited for its host's slot. */
+export interface WaitEvent {
+  /** The politeness key: `URL.host` (host name, plus the port when not the default). */
+  readonly host: string;
+  /** The interval asked for (ms). */
+  readonly intervalMs: number;
+  /** The largest term: `backoff` when a 429/503 back-off seen here held the host longer. */
+  readonly reason: WaitReason;
+  /** How long the request waited (ms). */
+  readonly waitedMs: number;
+  /** The URL that waited, when the door knows it. */
+  readonly url?: string;
+}
+export const waitChannel = diagnostics_channel.channel('robots-gate:wait');
+
+/** A slot held: release it when the response ended. */
+export interface Slot {
+  readonly lease: Lease;
+  /** ms waited for the slot. */
+  readonly waitedMs: number;
+  /**
+   * @param endedAt when the response ended (ms since epoch).
+   * @param notBefore no new request to the host before this (ms since epoch): a 429/503 back-off.
+   */
+  release(endedAt: number, notBefore?: number): Promise<void>;
+}
+
+interface Waiter {
+  readonly interval: Interval;
+  readonly url: string | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly since: number;
+  resolve(slot: Slot): void;
+  reject(err: unknown): void;
+  done: boolean;
+  /** Refused at least once, or queued behind another: it really waited (not just a round trip). */
+  waited: boolean;
+}
+
+interface HostQueue {
+  waiters: Waiter[];
+  /** Wakes the head's sleep early (a release here, or the head aborted). */
+  wake: (() => void) | undefined;
+}
+
+const MAX_TIMER_MS = 2_147_483_647;
+/** A lease never released (its holder hung or died) stops counting after this (ms). */
+export const DEFAULT_LEASE_MS = 120_000;
+
+export class Pacer {
+  readonly #queues = new Map<string, HostQueue>();
+  /** Back-offs released here, by host: to say `backoff` when one is what a waiter waits for. */
+  readonly #notBefore = new Map<string, number>();
+
+  constructor(
+    readonly limiter: RateLimiter,
+    readonly leaseMs: number = DEFAULT_LEASE_MS,
+  ) {}
+
+  /**
+   * Wait for `host`'s slot: no request to it in flight (anywhere the limiter reaches) and
+   * `interval.ms` since its last response ended, later after a back-off. FIFO per host here.
+   * @throws (rejects) the signal's reason when `signal` aborts first: nothing is held then.
+   */
+  take(host: string, interval: Interval, signal?: AbortSignal, url?: string): Promise<Slot> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<Slot>((resolve, reject) => {
+      const w: Waiter = { interval, url, signal, since: Date.now(), resolve, reject, done: false, waited: false };
+      let q = this.#queues.get(host);
+      if (q === undefined) {
+        q = { waiters: [w], wake: undefined };
+        this.#queues.set(host, q);
+        void this.#pump(host, q);
+      } else {
+        w.waited = true;
+        q.waiters.push(w);
+      }
+      if (signal) {
+        const onAbort = () => {
+          if (w.done) return;
+          w.done = true;
+          reject(signal.reason);
+          if (q!.waiters[0] === w) q!.wake?.();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        const settle = w.resolve;
+        const fail = w.reject;
+        w.resolve = (s) => {
+          signal.removeEventListener('abort', onAbort);
+          settle(s);
+        };
+        w.reject = (e) => {
+          signal.removeEventListener('abort', onAbort);
+          fail(e);
+        };
+      }
+    });
+  }
+
+  /**
+   * Count a response that ended at `endedAt` (ms since epoch) before this process started
+   * (read back from an earlier run), so the host's first request now keeps its interval.
+   */
+  async seed(host: string, endedAt: number): Promise<void> {
+    const r = await this.limiter.tryAcquire(host, 0, this.leaseMs);
+    if (r.ok) await this.limiter.release(r.lease, endedAt);
+  }
+
+  async #pump(host: string, q: HostQueue): Promise<void> {
+    while (q.waiters.length > 0) {
+      const w = q.waiters[0]!;
+      if (w.done) {
+        q.waiters.shift();
+        continue;
+      }
+      let r;
+      try {
+        r = await this.limiter.tryAcquire(host, w.interval.ms, this.leaseMs);
+      } catch (err) {
+        q.waiters.shift();
+        if (!w.done) {
+          w.done = true;
+          w.reject(err);
+        }
+        continue;
+      }
+      if (r.ok) {
+        if (w.done) {
+          // Aborted while the limiter answered: give the slot back untouched.
+          await this.limiter.release(r.lease, Date.now()).catch(() => {});
+          continue;
+        }
+        q.waiters.shift();
+        w.done = true;
+        const waitedMs = Date.now() - w.since;
+        if (w.waited && waitChannel.hasSubscribers) {
+          const nb = this.#notBefore.get(host);
+          const reason: WaitReason = nb !== undefined && nb > w.since ? 'backoff' : w.interval.reason;
+          const ev: WaitEvent = { host, intervalMs: w.interval.ms, reason, waitedMs, ...(w.url !== undefined ? { url: w.url } : {}) };
+          waitChannel.publish(ev);
+        }
+        const lease = r.lease;
+        const slot: Slot = { lease, waitedMs, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
+        w.resolve(slot);
+        // The next waiter asks once this lease is released (wake), or at the limiter's retryAt.
+        continue;
+      }
+      if (w.done) continue;
+      w.waited = true;
+      const ms = Math.min(Math.max(0, r.retryAt - Date.now()), MAX_TIMER_MS);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          q.wake = undefined;
+          resolve();
+        }
+        q.wake = done;
+      });
+    }
+    this.#queues.delete(host);
+  }
+
+  async #release(lease: Lease, endedAt: number, notBefore?: number): Promise<void> {
+    const host = lease.host;
+    if (notBefore !== undefined) this.#notBefore.set(host, notBefore);
+    else if (this.#notBefore.has(host) && this.#notBefore.get(host)! <= endedAt) this.#notBefore.delete(host);
+    try {
+      await this.limiter.release(lease, endedAt, notBefore);
+    } finally {
+      this.#queues.get(host)?.wake?.();
+    }
+  }
+}
+
+const pacers = new WeakMap<RateLimiter, Pacer>();
+
+/** The one Pacer of `limiter` in this process: doors sharing a limiter share its FIFO queues. */
+export function pacerFor(limiter: RateLimiter): Pacer {
+  let p = pacers.get(limiter);
+  if (p === undefined) {
+    p = new Pacer(limiter);
+    pacers.set(limiter, p);
+  }
+  return p;
+}
+
+let processLimiter: MemoryRateLimiter | undefined;
+
+/** The limiter every gate and crawl in this process uses unless given one: two gates (or a gate
+ *  and a crawl) in one process then keep one clock per host. */
+export function defaultLimiter(): RateLimiter {
+  return (processLimiter ??= new MemoryRateLimiter());
+}
