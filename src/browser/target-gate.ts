@@ -141,6 +141,8 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
       at: new Date().toISOString(),
       request,
       page,
+      frameId: e.frameId,
+      requestId: e.networkId ?? e.requestId,
     });
     const matcher = o.requests(allowed);
     if (!matcher) return o.record(entry(null));

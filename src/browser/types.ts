@@ -36,6 +36,11 @@ export interface GatedRequest<R = Request, P = Page> {
   readonly request: R | null;
   /** The page that made the request; null when unknown (a worker's request). */
   readonly page: P | null;
+  /** DevTools' id of the frame that made the request (Network events carry the same one); absent
+   *  for WebSocket handshakes and documents decided at the browser level. */
+  readonly frameId?: string;
+  /** DevTools' Network requestId of the request (the Fetch domain's networkId); absent as frameId. */
+  readonly requestId?: string;
 }
 
 export interface GateOptions {

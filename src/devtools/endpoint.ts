@@ -1,0 +1,183 @@
+// `robots-gate browser` as a library: Debian's Chromium behind a DevTools endpoint that any
+// DevTools client (Playwright's connectOverCDP, Puppeteer, chrome-remote-interface, Python's
+// websockets, chromedp, Selenium's CDP) can drive, with every request its pages make put to the
+// gate first. The gate's own session holds each target (target-watch.ts); clients get sessions
+// of their own over the same pipe (upstream.ts, client.ts); the Robots domain says why
+// (robots-domain.ts).
+import { randomBytes } from 'node:crypto';
+import diagnostics from 'node:diagnostics_channel';
+import { EventEmitter } from 'node:events';
+import type { WebSocket } from 'ws';
+import type { Decision } from '../gate/types.js';
+import { Chromium } from './chromium.js';
+import { Client } from './client.js';
+import type { BrowserExitedError } from './errors.js';
+import { HttpSide } from './http-server.js';
+import { RobotsDomain } from './robots-domain.js';
+import { TargetWatch, type TargetRequest, type UngatableTarget } from './target-watch.js';
+import { Upstream } from './upstream.js';
+
+/** Published for every request the endpoint's gate blocked (a TargetRequest), at no cost when nobody listens. */
+export const endpointBlockedChannel = diagnostics.channel('robots-gate:devtools-blocked');
+/** Published when a target could not be gated and was closed (`{ targetId, type, error }`). */
+export const ungatableChannel = diagnostics.channel('robots-gate:devtools-ungatable');
+
+/** What the endpoint needs from a gate: a `RobotsGate` fits. */
+export interface EndpointGate {
+  check(url: string): Promise<Decision>;
+  readonly userAgent: string;
+  readonly productToken?: string | readonly string[];
+}
+
+export interface DevToolsEndpointOptions {
+  gate: EndpointGate;
+  /** Port on 127.0.0.1 (default 9222; 0 picks a free one). */
+  port?: number;
+  /** Default /usr/bin/chromium (Debian's `chromium` package). */
+  executablePath?: string;
+  /** curl-style `HOST:PORT:ADDR` entries: the browser connects there instead (use the gate's own too). */
+  resolve?: readonly string[];
+  /** The token clients must give; default 24 random bytes, base64url. */
+  token?: string;
+}
+
+export interface DevToolsEndpointEvents {
+  /** Every request decided (allowed or not), with the target it belongs to. */
+  request: [TargetRequest];
+  /** The browser exited (crashed or killed): every client is disconnected and the endpoint closed. */
+  exit: [BrowserExitedError];
+}
+
+export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
+  private closing: Promise<void> | null = null;
+
+  private constructor(
+    private readonly chromium: Chromium,
+    private readonly http: HttpSide,
+    /** The token every URL carries. */
+    readonly token: string,
+    private readonly clients: Set<Client>,
+  ) {
+    super();
+  }
+
+  /** `ws://127.0.0.1:PORT/TOKEN/devtools/browser/ID`: what `/json/version` names. */
+  get webSocketDebuggerUrl(): string {
+    return this.http.webSocketDebuggerUrl;
+  }
+
+  /** `http://127.0.0.1:PORT/TOKEN`: `/json/version`, `/json/list`, … under it (Playwright's connectOverCDP takes it). */
+  get httpUrl(): string {
+    return `http://${this.http.base}`;
+  }
+
+  get port(): number {
+    return this.http.port;
+  }
+
+  /** The browser's process id. */
+  get pid(): number | undefined {
+    return this.chromium.pid;
+  }
+
+  /**
+   * Starts Chromium, gates every target it will open, and listens on 127.0.0.1.
+   * @throws BrowserNotFoundError (no Chromium at the path), BrowserStartError, EndpointListenError.
+   */
+  static async start(o: DevToolsEndpointOptions): Promise<DevToolsEndpoint> {
+    const chromium = await Chromium.start({
+      ...(o.executablePath ? { executablePath: o.executablePath } : {}),
+      ...(o.resolve ? { resolve: o.resolve } : {}),
+      userAgent: o.gate.userAgent,
+    });
+    let endpoint: DevToolsEndpoint | null = null;
+    try {
+      const upstream = new Upstream(chromium);
+      const token = o.token ?? randomBytes(24).toString('base64url');
+      const clients = new Set<Client>();
+      const domain = new RobotsDomain(o.gate, clients);
+      const watch = new TargetWatch(
+        upstream,
+        {
+          decide: (url) =>
+            o.gate.check(url).then(
+              (decision) => ({ decision, error: null }),
+              // Fail closed: a URL the gate cannot decide is not sent.
+              (err: unknown) => ({ decision: null, error: err instanceof Error ? err : new Error(String(err)) }),
+            ),
+          record: (entry) => {
+            if (!entry.decision?.allowed) {
+              domain.blocked(entry);
+              if (endpointBlockedChannel.hasSubscribers) endpointBlockedChannel.publish(entry);
+            }
+            endpoint?.emit('request', entry);
+          },
+          userAgent: o.gate.userAgent,
+        },
+        (t: UngatableTarget) => void (ungatableChannel.hasSubscribers && ungatableChannel.publish(t)),
+      );
+      await watch.start();
+      const http = new HttpSide({
+        port: o.port ?? 9222,
+        token,
+        upstream,
+        connect: (ws, targetId) => endpoint?.connect(ws, targetId, upstream, domain, watch),
+      });
+      await http.listen();
+      endpoint = new DevToolsEndpoint(chromium, http, token, clients);
+      // A page to start from, as Chromium opens one: created after the gate holds every target.
+      await upstream.call('Target.createTarget', { url: 'about:blank' });
+      chromium.once('exit', (err) => {
+        void endpoint!.shutdown(1011, 'the browser exited').then(() => endpoint!.emit('exit', err));
+      });
+      if (chromium.exited) throw chromium.exited;
+      return endpoint;
+    } catch (err) {
+      await (endpoint ? endpoint.close() : chromium.close());
+      throw err;
+    }
+  }
+
+  private connect(ws: WebSocket, targetId: string | null, upstream: Upstream, domain: RobotsDomain, watch: TargetWatch): void {
+    const client = new Client(
+      { send: (text) => ws.send(text), close: (code, reason) => ws.close(code, reason) },
+      upstream,
+      domain,
+      watch.sessions,
+    );
+    const queued: string[] = [];
+    let open = false;
+    ws.on('message', (data, isBinary) => {
+      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : String(data);
+      if (open) client.onText(text);
+      else queued.push(text);
+    });
+    ws.on('error', () => {});
+    ws.on('close', () => {
+      this.clients.delete(client);
+      void client.close();
+    });
+    client.open(targetId).then(
+      () => {
+        open = true;
+        this.clients.add(client);
+        for (const text of queued.splice(0)) client.onText(text);
+      },
+      () => ws.close(1011, targetId ? `no target ${targetId}` : 'the browser did not open a session'),
+    );
+  }
+
+  private shutdown(code: number, reason: string): Promise<void> {
+    // The gate is never switched off: the browser ends with it still holding every target.
+    this.closing ??= (async () => {
+      await this.http.close(code, reason);
+      await this.chromium.close();
+    })();
+    return this.closing;
+  }
+
+  /** Disconnects every client, stops listening and ends the browser. */
+  close(): Promise<void> {
+    return this.shutdown(1001, 'robots-gate browser is stopping');
+  }
+}

@@ -1,0 +1,93 @@
+// The gate's hold on the browser: its root session auto-attaches to every target (every page of
+// every context, popups, shared and service workers) with `waitForDebuggerOnStart`, so each new
+// target waits, before its first request, until the gate's own session on it has Fetch enabled
+// (src/browser/target-gate.ts, which also gates the target's iframes and dedicated workers). A
+// client's own auto-attach holds the target too; it runs once both let it go. RFC 9309 §2.2.2
+// holds for every URL requested, whoever asked for it.
+import type { Channel } from '../browser/channel.js';
+import { gateTarget, type Verdict } from '../browser/target-gate.js';
+import type { GatedRequest } from '../browser/types.js';
+import type { Upstream } from './upstream.js';
+
+/** A GatedRequest with the target whose session decided it (a page, or a worker of its own). */
+export interface TargetRequest extends GatedRequest {
+  /** DevTools' targetId of the page (or worker) the request belongs to. */
+  readonly targetId: string;
+}
+
+export interface WatchOptions {
+  decide(url: string): Promise<Verdict>;
+  record(entry: TargetRequest): void;
+  /** Set on every request let through; the browser sends it anyway (its --user-agent). */
+  userAgent: string | undefined;
+}
+
+interface AttachedToTarget {
+  sessionId: string;
+  targetInfo: { targetId: string; type: string; url: string };
+  waitingForDebugger: boolean;
+}
+
+/** Published when a target could not be gated and was closed (fail closed). */
+export interface UngatableTarget {
+  readonly targetId: string;
+  readonly type: string;
+  readonly error: Error;
+}
+
+export class TargetWatch {
+  private readonly stops = new Map<string, () => Promise<void>>();
+  /** The gate's own sessions, by session id: no client may address them. */
+  readonly sessions = new Set<string>();
+  private stopped = false;
+
+  constructor(
+    private readonly upstream: Upstream,
+    private readonly o: WatchOptions,
+    private readonly onUngatable: (t: UngatableTarget) => void = () => {},
+  ) {}
+
+  /** Starts holding and gating every target, those already open included. */
+  async start(): Promise<void> {
+    const root = this.upstream.root();
+    root.on('Target.attachedToTarget', (e: AttachedToTarget) => void this.onAttached(e));
+    root.on('Target.detachedFromTarget', (e: { sessionId: string }) => {
+      this.sessions.delete(e.sessionId);
+      this.stops.delete(e.sessionId);
+    });
+    await root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+  }
+
+  private async onAttached(e: AttachedToTarget): Promise<void> {
+    const { targetId, type } = e.targetInfo;
+    // A client's browser session, or a session a client asked for: not a target to hold.
+    if (this.stopped || type === 'browser' || this.upstream.ownerOf(e.sessionId)) return;
+    this.sessions.add(e.sessionId);
+    const channel: Channel = this.upstream.session(e.sessionId);
+    try {
+      const stop = await gateTarget(channel, {
+        decide: this.o.decide,
+        record: (entry) => this.o.record({ ...entry, targetId }),
+        disposed: () => this.stopped,
+        userAgent: this.o.userAgent,
+        page: () => null,
+        requests: () => null,
+        frames: new Map([[targetId, e.targetInfo.url]]),
+        documentsElsewhere: false,
+      });
+      this.stops.set(e.sessionId, stop);
+      await channel.send('Runtime.runIfWaitingForDebugger').catch(() => {});
+    } catch (err) {
+      // Fail closed: a target the gate cannot intercept never runs.
+      this.onUngatable({ targetId, type, error: err instanceof Error ? err : new Error(String(err)) });
+      await this.upstream.call('Target.closeTarget', { targetId }).catch(() => {});
+    }
+  }
+
+  /** Stops gating (requests after this go out ungated): only for shutting down. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.stops.values()].map((s) => s().catch(() => {})));
+    this.stops.clear();
+  }
+}
