@@ -33,9 +33,10 @@ export interface AttemptRow {
   readonly rulePattern: string | null;
   /** The URL that led here: the previous redirect hop, or for subresources the page. */
   readonly parentUrl: string | null;
-  /** `page`, `redirect`, `subresource`, `sitemap` (a sitemap request made by discovery), or
-   *  `tdmrep` (an origin's /.well-known/tdmrep.json, read under `--purpose`). */
-  readonly kind: 'page' | 'redirect' | 'subresource' | 'sitemap' | 'tdmrep';
+  /** `page`, `redirect`, `subresource`, `sitemap` (a sitemap request made by discovery),
+   *  `tdmrep` (an origin's /.well-known/tdmrep.json, read under `--purpose`), or `navigation`
+   *  (a frame's navigation in a browsing session, `robots-gate browser`). */
+  readonly kind: 'page' | 'redirect' | 'subresource' | 'sitemap' | 'tdmrep' | 'navigation';
   /** What the wait before this request came from: `crawl-delay`, `floor`, `override`, `backoff`, or null. */
   readonly waitReason: string | null;
   /** Interval applied to this host for this request (ms). */

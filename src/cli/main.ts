@@ -3,6 +3,7 @@
 // is one import and one addCommand line.
 import { Command, type CommanderError } from 'commander';
 import { auditCommand } from './audit.js';
+import { browserCommand } from './browser.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
 import { checkCommand } from './check.js';
 import { crawlCommand } from './crawl.js';
@@ -24,6 +25,7 @@ program.addCommand(lintCommand());
 program.addCommand(serveCommand());
 program.addCommand(reportCommand());
 program.addCommand(sitemapsCommand());
+program.addCommand(browserCommand());
 
 // Usage errors (unknown option, missing argument) exit 2 in every command, as their --help says.
 const onExit = (err: CommanderError) => {
