@@ -5,12 +5,13 @@
 // client's own auto-attach holds the target too; it runs once both let it go. RFC 9309 §2.2.2
 // holds for every URL requested, whoever asked for it.
 import type { Channel } from '../browser/channel.js';
-import { gateTarget, type Verdict } from '../browser/target-gate.js';
+import { gateTarget, type DriverPage, type DriverRequest, type Verdict } from '../browser/target-gate.js';
 import type { GatedRequest } from '../browser/types.js';
 import type { Upstream } from './upstream.js';
 
-/** A GatedRequest with the target whose session decided it (a page, or a worker of its own). */
-export interface TargetRequest extends GatedRequest {
+/** A GatedRequest with the target whose session decided it (a page, or a worker of its own).
+ *  No driver runs here: `request` and `page` are always null. */
+export interface TargetRequest extends GatedRequest<DriverRequest, DriverPage> {
   /** DevTools' targetId of the page (or worker) the request belongs to. */
   readonly targetId: string;
 }
@@ -65,7 +66,7 @@ export class TargetWatch {
     this.sessions.add(e.sessionId);
     const channel: Channel = this.upstream.session(e.sessionId);
     try {
-      const stop = await gateTarget(channel, {
+      const stop = await gateTarget<DriverRequest, DriverPage>(channel, {
         decide: this.o.decide,
         record: (entry) => this.o.record({ ...entry, targetId }),
         disposed: () => this.stopped,
