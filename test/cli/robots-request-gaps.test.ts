@@ -1,0 +1,82 @@
+// The robots.txt request counts too, wherever it comes from: a crawl's refetch (--recheck-after),
+// a robots.txt redirected into another host, and the first request of a run into an --out an
+// earlier run wrote (its last response is the host's last). Gaps measured at the server.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { site, type VirtualHosts } from '../helpers/hosts.js';
+import { runCli } from './run-cli.js';
+import { crawlFixture } from './crawl-fixture.js';
+
+const { tmp, hosts, resolveArgs } = crawlFixture('rg-robots-gap-');
+const UA = 'GapBot/1.0';
+
+function gapsOf(v: VirtualHosts, host: string): { path: string; gap: number }[] {
+  const log = v.requests(host).slice().sort((a, b) => a.startedAt - b.startedAt);
+  return log.slice(1).map((r, i) => ({ path: r.path, gap: r.startedAt - log[i]!.endedAt! }));
+}
+
+function list(dir: string, name: string, urls: string[]): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, urls.join('\n') + '\n');
+  return file;
+}
+
+describe('robots.txt requests in a crawl keep the host interval', () => {
+  it('--recheck-after: each refetch of robots.txt, even one answered 503, is spaced from the pages around it', async () => {
+    let robotsServed = 0;
+    const v = await hosts({
+      're.test': (req, res) => {
+        if (req.url === '/robots.txt') {
+          robotsServed++;
+          // A 503 backs the host off too (Retry-After: 1 s), robots.txt or not.
+          if (robotsServed === 2) return void res.writeHead(503, { 'retry-after': '1' }).end('busy');
+          return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+        }
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`page ${req.url}`);
+      },
+    });
+    const dir = tmp();
+    const urls = ['/a', '/b', '/c', '/d'].map((p) => v.origin('re.test') + p);
+    const r = await runCli(['crawl', list(dir, 'urls.txt', urls), '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '300', '--recheck-after', '50', ...resolveArgs(v)]);
+    expect(r.code, r.stderr).toBe(0);
+    const seen = gapsOf(v, 're.test');
+    expect(seen.filter((s) => s.path === '/robots.txt').length).toBeGreaterThanOrEqual(2);
+    for (const s of seen) expect([s.path, s.gap >= 300]).toEqual([s.path, true]);
+    // The request after the 503 waited out its Retry-After.
+    const log = v.requests('re.test').slice().sort((a, b) => a.startedAt - b.startedAt);
+    const i = log.findIndex((q, n) => q.path === '/robots.txt' && n > 0);
+    expect(log[i + 1]!.startedAt - log[i]!.endedAt!).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('a robots.txt that redirects into another host takes that host slot: its own robots.txt and first page wait after it', async () => {
+    const v = await hosts({
+      'from.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.writeHead(301, { location: `${v.origin('to.test')}/robots.txt` }).end();
+        res.writeHead(200, { 'content-type': 'text/html' }).end('from');
+      },
+      'to.test': site('User-agent: *\nAllow: /\n'),
+    });
+    const dir = tmp();
+    const urls = [`${v.origin('from.test')}/p`, `${v.origin('to.test')}/q`];
+    const r = await runCli(['crawl', list(dir, 'urls.txt', urls), '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '400', ...resolveArgs(v)]);
+    expect(r.code, r.stderr).toBe(0);
+    const seen = gapsOf(v, 'to.test');
+    expect(seen.map((s) => s.path)).toContain('/q');
+    for (const s of seen) expect([s.path, s.gap >= 400]).toEqual([s.path, true]);
+  });
+
+  it('a second run into the same --out: its robots.txt waits after the first run last response, its first page after that robots.txt', async () => {
+    const v = await hosts({ 'again.test': site('User-agent: *\nAllow: /\n') });
+    const dir = tmp();
+    const out = path.join(dir, 'out');
+    const o = v.origin('again.test');
+    const r1 = await runCli(['crawl', list(dir, 'one.txt', [`${o}/one`]), '--user-agent', UA, '--out', out, '--min-interval', '700', ...resolveArgs(v)]);
+    expect(r1.code, r1.stderr).toBe(0);
+    const r2 = await runCli(['crawl', list(dir, 'two.txt', [`${o}/two`]), '--user-agent', UA, '--out', out, '--min-interval', '700', ...resolveArgs(v)]);
+    expect(r2.code, r2.stderr).toBe(0);
+    const seen = gapsOf(v, 'again.test');
+    expect(seen.map((s) => s.path)).toEqual(['/one', '/robots.txt', '/two']);
+    for (const s of seen) expect([s.path, s.gap >= 700]).toEqual([s.path, true]);
+  });
+});
