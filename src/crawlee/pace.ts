@@ -32,19 +32,30 @@ export interface PaceOptions {
   random?: () => number;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
+/** Sleeps `ms`, or less when `wake` is called (a slot of the host was given back here). */
+function nap(ms: number, wakers: Set<() => void>, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
+    const done = () => {
+      clearTimeout(timer);
+      wakers.delete(done);
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    };
     const onAbort = () => {
-      clearTimeout(t);
+      done();
       reject(signal!.reason);
     };
+    const timer = setTimeout(done, ms);
+    wakers.add(done);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** While a host's slot is held in this process, a waiter sleeps until it is given back (then the
+ *  limiter names the next time), not at the limiter's polling pace; this long at most, in case
+ *  the holder's lease ends elsewhere. */
+const HELD_WAIT_MS = 1_000;
 
 /** The host key politeness uses everywhere: `URL.host` (the port when not the default). */
 export function hostOf(url: string): string {
@@ -54,6 +65,9 @@ export function hostOf(url: string): string {
 /** A TakeSlot over `o.limiter`: polls it at the times it names, never sooner. */
 export function limiterPace(o: PaceOptions): TakeSlot {
   const random = o.random ?? Math.random;
+  // Hosts whose slot this process holds, and who waits for them here.
+  const held = new Set<string>();
+  const waiting = new Map<string, Set<() => void>>();
   return async (url, decision, signal) => {
     const host = hostOf(url);
     const { ms, reason } = hostInterval(
@@ -64,6 +78,7 @@ export function limiterPace(o: PaceOptions): TakeSlot {
     for (;;) {
       const r = await o.limiter.tryAcquire(host, ms, o.leaseMs);
       if (r.ok) {
+        held.add(host);
         let released = false;
         return {
           intervalMs: ms,
@@ -71,12 +86,25 @@ export function limiterPace(o: PaceOptions): TakeSlot {
           release: (endedAt = Date.now()) => {
             if (released) return;
             released = true;
+            held.delete(host);
             // A limiter failing (Redis gone) must not fail the response already received.
-            o.limiter.release(r.lease, endedAt).catch(() => {});
+            o.limiter.release(r.lease, endedAt).then(
+              () => {
+                for (const wake of [...(waiting.get(host) ?? [])]) wake();
+              },
+              () => {},
+            );
           },
         };
       }
-      await sleep(Math.max(1, r.retryAt - Date.now()), signal);
+      let wakers = waiting.get(host);
+      if (!wakers) waiting.set(host, (wakers = new Set()));
+      const wait = Math.max(1, r.retryAt - Date.now());
+      try {
+        await nap(held.has(host) ? Math.max(wait, HELD_WAIT_MS) : wait, wakers, signal);
+      } finally {
+        if (wakers.size === 0) waiting.delete(host);
+      }
     }
   };
 }

@@ -1,0 +1,163 @@
+// Crawlee bench, two parts, each against its peer in the same run:
+// 1. A CheerioCrawler over 2,000 URLs on 200 loopback hosts (a server per host, 20 % of the URLs
+//    disallowed): gated by robots-gate/crawlee (memory limiter, 0 ms floor, so only the
+//    one-request-per-host rule and the gate's cost remain) against Crawlee's own
+//    `respectRobotsTxtFile`. Time, and what the servers received (robots.txt and page requests).
+// 2. A puppeteer-core page of 50 subresources over 5 origins: gated by robots-gate/puppeteer
+//    (warm robots cache) against ungated, interleaved loads in one browser each.
+import http from 'node:http';
+import { existsSync } from 'node:fs';
+import { CheerioCrawler, Configuration, log, LogLevel } from 'crawlee';
+import puppeteer from 'puppeteer-core';
+import { RobotsGate } from '../dist/index.js';
+import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../dist/browser/index.js';
+import { gateCrawler } from '../dist/crawlee/index.js';
+import { gatePage } from '../dist/puppeteer/index.js';
+
+const UA = 'BenchBot/1.0 (+https://bench.example/bot)';
+const HOSTS = 200;
+const PER_HOST = 10;
+const CONCURRENCY = 50;
+const PAGE_ORIGINS = 5;
+const PER_ORIGIN = 10;
+const ROUNDS = 30;
+
+log.setLevel(LogLevel.OFF);
+
+function listen(handler) {
+  const server = http.createServer(handler);
+  server.keepAliveTimeout = 5_000;
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const close = (servers) => Promise.all(servers.map((s) => new Promise((r) => (s.closeAllConnections?.(), s.close(r)))));
+
+async function hosts(counts, order) {
+  const servers = await Promise.all(
+    Array.from({ length: HOSTS }, () =>
+      listen((req, res) => {
+        if (req.url === '/robots.txt') {
+          counts.robots++;
+          return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n');
+        }
+        counts.pages++;
+        if (req.url.startsWith('/private/')) counts.disallowed++;
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${req.url}</title><p>page</p>`);
+      }),
+    ),
+  );
+  const url = (s, i) => `http://127.0.0.1:${s.address().port}/${i % 5 === 0 ? 'private' : 'public'}/${i}.html`;
+  // 'round robin' over the hosts (a broad crawl's frontier), or 'by host' (a site at a time).
+  const urls =
+    order === 'by host'
+      ? servers.flatMap((s) => Array.from({ length: PER_HOST }, (_, i) => url(s, i)))
+      : Array.from({ length: PER_HOST }, (_, i) => servers.map((s) => url(s, i))).flat();
+  return { servers, urls };
+}
+
+async function crawl(gated, order) {
+  const counts = { robots: 0, pages: 0, disallowed: 0 };
+  const { servers, urls } = await hosts(counts, order);
+  let handled = 0;
+  const gate = gated ? new RobotsGate({ userAgent: UA }) : null;
+  const crawler = new CheerioCrawler(
+    {
+      maxConcurrency: CONCURRENCY,
+      minConcurrency: CONCURRENCY,
+      maxRequestRetries: 0,
+      requestHandler: async () => void handled++,
+      ...(gated ? {} : { respectRobotsTxtFile: { userAgent: 'BenchBot' } }),
+    },
+    new Configuration({ persistStorage: false, purgeOnStart: true }),
+  );
+  if (gate) gateCrawler(crawler, gate, { minIntervalMs: 0, jitter: 0 });
+  const t0 = performance.now();
+  await crawler.run(urls);
+  const ms = performance.now() - t0;
+  await gate?.close();
+  await close(servers);
+  return { ms, handled, ...counts };
+}
+
+function assetHandler(req, res) {
+  const path = req.url.split('?')[0];
+  const noStore = { 'cache-control': 'no-store', 'access-control-allow-origin': '*' };
+  if (path === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n');
+  if (path.endsWith('.js')) return res.writeHead(200, { ...noStore, 'content-type': 'text/javascript' }).end('window.n = (window.n || 0) + 1;');
+  if (path.endsWith('.css')) return res.writeHead(200, { ...noStore, 'content-type': 'text/css' }).end('p { margin: 0 }');
+  res.writeHead(200, { ...noStore, 'content-type': 'application/json' }).end('{"ok":true}');
+}
+
+async function puppeteerPage() {
+  const assets = await Promise.all(Array.from({ length: PAGE_ORIGINS }, () => listen(assetHandler)));
+  const tags = assets.flatMap((s, i) =>
+    Array.from({ length: PER_ORIGIN }, (_, k) => {
+      const u = `http://127.0.0.1:${s.address().port}/r/${i}-${k}`;
+      if (k % 3 === 0) return `<script src="${u}.js"></script>`;
+      if (k % 3 === 1) return `<link rel="stylesheet" href="${u}.css">`;
+      return `<script>(window.f = window.f || []).push(fetch(${JSON.stringify(u + '.json')}).then((r) => r.text()))</script>`;
+    }),
+  );
+  const html = `<!doctype html><html><head><title>bench</title>${tags.join('\n')}</head><body><p>bench</p></body></html>`;
+  const pageServer = await listen((req, res) => {
+    if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+    res.writeHead(200, { 'cache-control': 'no-store', 'content-type': 'text/html' }).end(html);
+  });
+  const url = `http://127.0.0.1:${pageServer.address().port}/`;
+  const launch = () => puppeteer.launch({ executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS] });
+  const [plain, gatedBrowser] = await Promise.all([launch(), launch()]);
+  const gate = new RobotsGate({ userAgent: UA });
+  try {
+    const ungatedPage = await plain.newPage();
+    const gatedPage = await gatedBrowser.newPage();
+    await gatePage(gatedPage, gate);
+    const load = async (page) => {
+      const t0 = performance.now();
+      await page.goto(url, { waitUntil: 'load' });
+      await page.evaluate(() => Promise.all(window.f ?? []));
+      return performance.now() - t0;
+    };
+    await load(ungatedPage);
+    await load(gatedPage); // warms the gate's robots cache
+    const times = { ungated: [], gated: [] };
+    for (let r = 0; r < ROUNDS; r++) {
+      times.ungated.push(await load(ungatedPage));
+      times.gated.push(await load(gatedPage));
+    }
+    return { ungated: median(times.ungated), gated: median(times.gated) };
+  } finally {
+    await Promise.all([plain.close(), gatedBrowser.close()]);
+    await gate.close();
+    await close([...assets, pageServer]);
+  }
+}
+
+export async function run() {
+  console.log(`CheerioCrawler, ${HOSTS * PER_HOST} URLs on ${HOSTS} loopback hosts (${HOSTS * PER_HOST / 5} disallowed), maxConcurrency ${CONCURRENCY}:\n`);
+  console.log('| URL order | variant | time | URLs/s | robots.txt requests | page requests | disallowed sent | handled |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  const ratios = [];
+  for (const order of ['round robin', 'by host']) {
+    const own = await crawl(false, order);
+    const gated = await crawl(true, order);
+    for (const [name, r] of [['Crawlee respectRobotsTxtFile', own], ['robots-gate/crawlee (0 ms floor)', gated]]) {
+      console.log(`| ${order} | ${name} | ${(r.ms / 1000).toFixed(2)} s | ${Math.round((HOSTS * PER_HOST) / (r.ms / 1000))} | ${r.robots} | ${r.pages} | ${r.disallowed} | ${r.handled} |`);
+    }
+    ratios.push(`${order}: ${(gated.ms / own.ms).toFixed(2)}`);
+  }
+  console.log(`\ntime ratio gated / Crawlee's own: ${ratios.join('; ')}`);
+  console.log('(gated: one request in flight per host, as every door of robots-gate keeps; Crawlee\'s own sends a host\'s URLs at once)');
+
+  if (!existsSync(DEFAULT_CHROMIUM)) {
+    console.log(`\npuppeteer part skipped: no Chromium at ${DEFAULT_CHROMIUM}`);
+    return;
+  }
+  const p = await puppeteerPage();
+  console.log(`\npuppeteer-core page, ${PAGE_ORIGINS * PER_ORIGIN} subresources over ${PAGE_ORIGINS} origins, median of ${ROUNDS} interleaved loads:\n`);
+  console.log('| variant | load (median) |');
+  console.log('| --- | --- |');
+  console.log(`| ungated | ${p.ungated.toFixed(1)} ms |`);
+  console.log(`| robots-gate/puppeteer gatePage | ${p.gated.toFixed(1)} ms |`);
+  console.log(`\nratio gated / ungated: ${(p.gated / p.ungated).toFixed(2)}`);
+}
