@@ -3,8 +3,7 @@
 // the CLI's words, and said back: which token decided, where it came from, and when the file names
 // this crawler under another of the names its header carries.
 import { InvalidUserAgentError } from '../gate/errors.js';
-import { crawlerIdentity, tokenInForce, type CrawlerIdentity } from '../gate/identity.js';
-import { productsOf } from '../parser/index.js';
+import { crawlerIdentity, otherNamedProducts, tokenInForce, type CrawlerIdentity } from '../gate/identity.js';
 import type { RobotsTxt } from '../parser/types.js';
 
 export const PRODUCT_TOKEN_HELP =
@@ -78,20 +77,10 @@ export function usedToken(identity: CrawlerIdentity, robots: RobotsTxt | null): 
  * @param where how to name the file (`--robots-file x.txt`, `https://a.example/robots.txt`).
  */
 export function tokenWarnings(robots: RobotsTxt, identity: CrawlerIdentity, where: string): string[] {
-  if (identity.tokens.some((t) => robots.names(t))) return [];
-  const mine = new Set(identity.tokens.map((t) => t.toLowerCase()));
-  const seen = new Set<string>();
-  const out: string[] = [];
   const fallback = robots.names('*') ? 'so the "*" group decided' : 'so no group applies';
-  for (const p of productsOf(identity.userAgent)) {
-    const key = p.toLowerCase();
-    if (mine.has(key) || seen.has(key) || !robots.names(p)) continue;
-    seen.add(key);
-    const line = robots.groups.find((g) => g.userAgents.some((u) => u.token === key))?.userAgents.find((u) => u.token === key)?.line;
-    const tokens = identity.tokens.map((t) => `"${t}"`).join(', ');
-    out.push(
-      `no group of ${where} names ${tokens}, ${fallback}; but --user-agent also carries "${p}", which the group at line ${line} names: if that is your crawler, pass --product-token ${p}`,
-    );
-  }
-  return out;
+  const tokens = identity.tokens.map((t) => `"${t}"`).join(', ');
+  return otherNamedProducts(robots, identity).map(
+    ({ product, line }) =>
+      `no group of ${where} names ${tokens}, ${fallback}; but --user-agent also carries "${product}", which the group at line ${line} names: if that is your crawler, pass --product-token ${product}`,
+  );
 }

@@ -1,7 +1,8 @@
 // Who the crawler is: the User-Agent header it sends and the product token(s) robots.txt groups are
 // matched against (RFC 9309 §2.2.1). One check for every door: the gate's constructor, and the CLI
 // when it decides from a local file without a gate.
-import { isValidProductToken, namesProduct, readProductToken } from '../parser/index.js';
+import { isValidProductToken, namesProduct, productsOf, readProductToken } from '../parser/index.js';
+import type { RobotsTxt } from '../parser/types.js';
 import { InvalidUserAgentError } from './errors.js';
 
 /** RFC 9110 §5.5 field-value characters: HTAB, SP, VCHAR, obs-text. */
@@ -61,4 +62,31 @@ export function crawlerIdentity(userAgent: unknown, productToken?: unknown): Cra
 export function tokenInForce(robots: { names(token: string): boolean } | null, tokens: readonly string[]): string {
   if (robots === null || tokens.length === 1) return tokens[0]!;
   return tokens.find((t) => robots.names(t)) ?? tokens[0]!;
+}
+
+/**
+ * Products of the User-Agent that a file names when it names none of the crawler's tokens
+ * (`MyCrawler/1.0 BadBot/1.0` against `User-agent: BadBot`): then the `*` group decides, which is
+ * likely not what the site meant for this crawler. Each with the line of the first user-agent line
+ * naming it. Empty when some group names one of the tokens.
+ */
+export function otherNamedProducts(robots: RobotsTxt, identity: CrawlerIdentity): { product: string; line: number }[] {
+  if (identity.tokens.some((t) => robots.names(t))) return [];
+  const skip = new Set(identity.tokens.map((t) => t.toLowerCase()));
+  const out: { product: string; line: number }[] = [];
+  for (const product of productsOf(identity.userAgent)) {
+    const key = product.toLowerCase();
+    if (skip.has(key) || !robots.names(product)) continue;
+    skip.add(key);
+    let line = 0;
+    for (const g of robots.groups) {
+      const ua = g.userAgents.find((u) => u.token === key);
+      if (ua) {
+        line = ua.line;
+        break;
+      }
+    }
+    out.push({ product, line });
+  }
+  return out;
 }

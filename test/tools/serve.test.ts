@@ -95,7 +95,7 @@ describe('serve: the tester', () => {
       ['/typo/page', 'disallowed'],
       ['not a url', 'invalid'],
     ]);
-    await expect.poll(() => page.textContent('#ua-info')).toContain('Product token: FooBot · Crawl-delay for it: 3 s');
+    await expect.poll(() => page.textContent('#ua-info')).toContain('Product token: FooBot, read from "FooBot/2.1" in the user agent · Crawl-delay for it: 3 s');
     // Choosing a verdict highlights the group that applied and the line that decided.
     await page.locator('#verdicts button').nth(1).click();
     await expect.poll(() => page.locator('#file-view .ln.decider').getAttribute('data-line')).toBe('6');

@@ -10,6 +10,8 @@ export interface EvaluateRequest {
   /** Where it was fetched from, to resolve relative Sitemap lines; undefined for a paste. */
   readonly url?: string;
   readonly userAgent: string;
+  /** The product token(s) typed, in fallback order; empty: read from the user agent. */
+  readonly productTokens: readonly string[];
   readonly urls: readonly string[];
 }
 
@@ -28,7 +30,19 @@ export interface EvaluateResponse {
   readonly seq: number;
   readonly diagnostics: readonly Diagnostic[];
   readonly verdicts: readonly UrlVerdict[];
+  /** The token the rules were matched against (the first fallback token the file names). */
   readonly productToken: string;
+  /** `product-token`: typed in the form; `user-agent`: read from the user agent. Absent with identityError. */
+  readonly productTokenSource?: 'product-token' | 'user-agent';
+  /** For a token read from the user agent: the text it was read from (`compatible; GPTBot/1.1`). */
+  readonly productTokenReadFrom?: string;
+  /** Tokens typed before the one used that the file does not name (`MyBot-News` falling back to `MyBot`). */
+  readonly skippedTokens?: readonly string[];
+  /** Why a gate would refuse this user agent (and product token); verdicts then match as the parser
+   *  reads the string (a bare browser string as `Mozilla`). */
+  readonly identityError?: string;
+  /** The file names none of the tokens but another product the user agent carries. */
+  readonly warnings: readonly string[];
   /** Crawl-delay in SECONDS for the user agent, if the group sets one. */
   readonly crawlDelaySeconds?: number;
   readonly sitemaps: readonly string[];

@@ -35,6 +35,7 @@ https://example.com/private/report.pdf
 
 const robotsInput = byId<HTMLTextAreaElement>('robots');
 const uaInput = byId<HTMLInputElement>('ua');
+const tokenInput = byId<HTMLInputElement>('product-token');
 const urlsInput = byId<HTMLTextAreaElement>('urls');
 const fetchForm = byId<HTMLFormElement>('fetch-form');
 const fetchUrl = byId<HTMLInputElement>('fetch-url');
@@ -46,6 +47,7 @@ const fileView = byId('file-view');
 const fileCaption = byId('file-caption');
 const diagList = byId('diagnostics');
 const uaInfo = byId('ua-info');
+const uaWarnings = byId('ua-warnings');
 const robotsNote = byId('robots-note');
 
 /** A body held outside the textarea: fetched bytes (parsed as served, so BOM and encoding findings
@@ -128,6 +130,8 @@ function evaluate(): void {
     body: held ? held.body : text,
     ...(held?.url ? { url: held.url } : {}),
     userAgent: uaInput.value,
+    // Several tokens, by comma or space, fall back in order (as --product-token repeated).
+    productTokens: tokenInput.value.split(/[\s,]+/).filter(Boolean),
     urls,
   };
   if (text.length > 1_000_000) setStatus(`Parsing ${formatBytes(text.length)}…`);
@@ -154,14 +158,25 @@ function onResult(res: EvaluateResponse): void {
   setStatus(
     `${plural(lines.length, 'line')} · ${plural(res.verdicts.length, 'URL')} checked · ${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}, ${plural(counts.info, 'note')} · ${res.elapsedMs.toFixed(1)} ms`,
   );
-  uaInfo.textContent = `Product token: ${res.productToken || '(none)'}` +
+  uaInfo.classList.toggle('error', res.identityError !== undefined);
+  uaInfo.textContent = (res.identityError ? `${res.identityError} Matched as "${res.productToken}". ` : '') +
+    `Product token: ${res.productToken || '(none)'}${tokenSource(res)}` +
     (res.crawlDelaySeconds !== undefined ? ` · Crawl-delay for it: ${res.crawlDelaySeconds} s` : '') +
     (res.sitemaps.length ? ` · ${res.sitemaps.length} sitemap${res.sitemaps.length > 1 ? 's' : ''}` : '');
+  uaWarnings.replaceChildren(...res.warnings.map((w) => el('li', {}, w)));
   renderVerdicts();
   renderDiagnostics();
   const v = res.verdicts[selected];
   focusLine = v?.rule?.line ?? v?.groupLines?.[0] ?? 0;
   renderFile();
+}
+
+/** Where the token came from: `, read from "compatible; GPTBot/1.1"`, `, as given`. */
+function tokenSource(res: EvaluateResponse): string {
+  if (res.productTokenSource === 'user-agent') return `, read from "${res.productTokenReadFrom}" in the user agent`;
+  if (res.productTokenSource !== 'product-token') return '';
+  const skipped = res.skippedTokens ?? [];
+  return `, as given${skipped.length ? ` (${skipped.join(', ')} ${skipped.length > 1 ? 'are' : 'is'} not named in this file)` : ''}`;
 }
 
 function explain(v: UrlVerdict): string {
@@ -341,6 +356,7 @@ function describeFetch(d: FetchAnswer): string {
 robotsInput.addEventListener('input', schedule);
 robotsInput.addEventListener('paste', onPaste);
 uaInput.addEventListener('input', schedule);
+tokenInput.addEventListener('input', schedule);
 urlsInput.addEventListener('input', schedule);
 fetchForm.addEventListener('submit', (e) => void fetchRobots(e as SubmitEvent));
 
