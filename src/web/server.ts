@@ -2,6 +2,7 @@
 // It serves a fixed list of files built into dist/web/ (never a path taken from a request), the
 // audit of the one DIR it was given (or none), and robots.txt fetches for the tester. Every handler
 // answers errors as JSON; nothing a request carries can crash the process.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -72,6 +73,11 @@ const MAX_HOSTS = 1000;
 /** Input lines that were not URLs sent per answer at most. */
 const MAX_NOT_URLS = 1000;
 
+/** The tester page sends its run's token in this header (see TOKEN_PLACEHOLDER). */
+export const TOKEN_HEADER = 'x-robots-gate-token';
+/** Replaced in index.html, when the server starts, by a token made for that run. */
+const TOKEN_PLACEHOLDER = '__ROBOTS_GATE_TOKEN__';
+
 class HttpError extends Error {
   constructor(readonly status: number, message: string) {
     super(message);
@@ -103,6 +109,20 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       throw new Error(`missing ${path.join(assetsDir, file)}: build the package first (npm run build)`);
     }
   }
+  // /api/fetch sends a request wherever it is told: a page on any other site could use it for a
+  // blind request forgery against hosts only this machine reaches. Only the tester page served by
+  // this run knows the token (another origin cannot read it), and it sends it in a header, which a
+  // cross-origin page cannot add without a CORS preflight this server never grants.
+  const token = randomBytes(24).toString('base64url');
+  const index = assets.get('index.html')!.toString('utf8');
+  if (!index.includes(TOKEN_PLACEHOLDER)) throw new Error(`${path.join(assetsDir, 'index.html')} has no token slot: build the package again (npm run build)`);
+  assets.set('index.html', Buffer.from(index.replace(TOKEN_PLACEHOLDER, token)));
+  const tokenBytes = Buffer.from(token);
+  const hasToken = (req: http.IncomingMessage): boolean => {
+    const sent = req.headers[TOKEN_HEADER];
+    return typeof sent === 'string' && sent.length === token.length && timingSafeEqual(Buffer.from(sent), tokenBytes);
+  };
+
   const bindHost = options.host ?? '127.0.0.1';
   let cached: { signature: string; record: CrawlRecord } | undefined;
   const record = (): CrawlRecord => {
@@ -186,6 +206,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return;
     }
     if (url.pathname.startsWith('/api/')) {
+      const refused = crossSite(req) ?? (url.pathname === '/api/fetch' && !hasToken(req) ? `no valid ${TOKEN_HEADER} header (only the tester page served by this run has it)` : undefined);
+      if (refused) {
+        sendJson(res, 403, { error: `refused: ${refused}` });
+        return;
+      }
       try {
         sendJson(res, 200, await api(url));
       } catch (err) {
@@ -236,6 +261,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         server.close(() => resolve());
       }),
   };
+}
+
+/** Why a request comes from another site, or undefined when it does not. Browsers send
+ *  Sec-Fetch-Site (Fetch Metadata) and, on cross-origin requests, Origin; `same-site` is refused
+ *  too, since another port on localhost is the same site. `none` is a person typing the URL. */
+function crossSite(req: http.IncomingMessage): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `a ${site} request (Sec-Fetch-Site)`;
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `http://${req.headers.host ?? ''}`) return `a request from another origin (${origin.slice(0, 200)})`;
+  return undefined;
 }
 
 /** Names, sizes and modification times of DIR's audit files and their WALs. */

@@ -29,6 +29,8 @@ beforeAll(async () => {
     },
     'down.test': (_req, res) => void res.writeHead(503).end('maintenance'),
     'binary.test': (_req, res) => void res.writeHead(200).end(Buffer.from([0x55, 0x73, 0x65, 0x72, 0x2d, 0x61, 0x67, 0x65, 0x6e, 0x74, 0x3a, 0x20, 0x2a, 0x0a, 0xff, 0xfe, 0x00, 0x81, 0x0a, 0x44, 0x69, 0x73, 0x61, 0x6c, 0x6c, 0x6f, 0x77, 0x3a, 0x20, 0x2f, 0x78, 0x0a])),
+    // What a forged /api/fetch would reach: it must never see a request.
+    'forged.test': (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow:\n'),
     // Accepts the request and never answers.
     'hang.test': () => new Promise<void>(() => undefined),
   });
@@ -237,6 +239,13 @@ describe('serve: the tester', () => {
   });
 });
 
+const TOKEN = 'x-robots-gate-token';
+/** The token a served tester page carries (what only a same-origin reader can see). */
+async function pageToken(base = serve.url): Promise<string> {
+  const html = await (await fetch(`${base}/`)).text();
+  return /<meta name="robots-gate-token" content="([^"]*)">/.exec(html)?.[1] ?? '';
+}
+
 describe('serve: the server', () => {
   const get = (url: string, headers: Record<string, string> = {}, method = 'GET') =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -259,10 +268,78 @@ describe('serve: the server', () => {
     // Another site's name pointed at 127.0.0.1 (DNS rebinding) gets nothing.
     expect((await get(`${serve.url}/api/audit`, { host: 'evil.example' })).status).toBe(421);
     expect((await get(`${serve.url}/api/audit`, {}, 'POST')).status).toBe(405);
-    expect((await get(`${serve.url}/api/fetch?url=${encodeURIComponent('ftp://x/')}`)).status).toBe(400);
+    expect((await get(`${serve.url}/api/fetch?url=${encodeURIComponent('ftp://x/')}`, { [TOKEN]: await pageToken() })).status).toBe(400);
     expect((await get(`${serve.url}/api/nope`)).status).toBe(404);
     // Still up.
     expect((await get(`${serve.url}/api/audit`)).status).toBe(200);
+  });
+
+  it('refuses cross-site requests to its API, and /api/fetch without the token of its own page, with 403', async () => {
+    const forged = `${serve.url}/api/fetch?url=${encodeURIComponent(hosts.origin('forged.test'))}`;
+    const token = await pageToken();
+    expect(token).toMatch(/^[\w-]{20,}$/);
+    for (const headers of <Record<string, string>[]>[
+      {},
+      { [TOKEN]: 'guessed' },
+      { [TOKEN]: token, origin: 'http://evil.example' },
+      { [TOKEN]: token, origin: 'null' },
+      { [TOKEN]: token, 'sec-fetch-site': 'cross-site' },
+      { [TOKEN]: token, 'sec-fetch-site': 'same-site' },
+    ]) {
+      const r = await get(forged, headers);
+      expect([r.status, JSON.stringify(headers)]).toEqual([403, JSON.stringify(headers)]);
+      expect(r.body).toMatch(/refused/);
+    }
+    expect((await get(`${serve.url}/api/audit`, { origin: 'http://evil.example' })).status).toBe(403);
+    expect(hosts.requests('forged.test')).toEqual([]);
+    // A new run has a new token.
+    expect(await pageToken(bare.url)).not.toBe(token);
+    // The token of its own page, sent from its own origin, is what the tester does.
+    const ok = await get(forged, { [TOKEN]: token, origin: serve.url, 'sec-fetch-site': 'same-origin' });
+    expect(ok.status).toBe(200);
+    expect(hosts.requests('forged.test')).toHaveLength(1);
+  });
+
+  it('a page on another origin cannot make it send a request (Chromium)', async () => {
+    // Another port on the same address is the same site; localhost is another site.
+    const evil = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>evil</title><body><script>
+        const t = new URLSearchParams(location.search).get('t');
+        fetch(t, { mode: 'no-cors' }).catch(() => {});
+        fetch(t, { headers: { 'x-robots-gate-token': 'guessed' } }).catch(() => {});
+        new Image().src = t + '&img';
+        const a = document.createElement('a'); a.id = 'go'; a.href = t + '&nav'; a.textContent = 'go'; document.body.append(a);
+      </script>`);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    const page = await browser.newPage();
+    try {
+      const port = (evil.address() as net.AddressInfo).port;
+      const before = hosts.requests('forged.test').length;
+      const forged = `${serve.url}/api/fetch?url=${encodeURIComponent(hosts.origin('forged.test'))}`;
+      for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
+        const statuses: number[] = [];
+        const seen: string[] = [];
+        page.on('response', (r) => {
+          seen.push(`resp ${r.status()} ${r.url().slice(-8)}`);
+          if (r.url().startsWith(`${serve.url}/api/fetch`)) statuses.push(r.status());
+        });
+        await page.goto(`${origin}/?t=${encodeURIComponent(forged)}`);
+        await page.waitForLoadState('networkidle');
+        const nav = page.waitForResponse((r) => r.url().endsWith('&nav'));
+        await page.click('#go');
+        expect((await nav).status()).toBe(403);
+        // The no-cors fetch and the navigation; the fetch with a header dies at its preflight, and
+        // Chromium reports no response for an image that is JSON.
+        expect(statuses.length, `${origin}: ${seen.join(', ')}`).toBeGreaterThanOrEqual(2);
+        expect(new Set(statuses), origin).toEqual(new Set([403]));
+        page.removeAllListeners('response');
+      }
+      expect(hosts.requests('forged.test').length).toBe(before);
+    } finally {
+      await page.close();
+      await new Promise<void>((resolve) => evil.close(() => resolve()));
+    }
   });
 
   it('answers /favicon.ico, so no page load logs a 404 in the console', async () => {

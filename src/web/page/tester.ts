@@ -49,6 +49,8 @@ const diagList = byId('diagnostics');
 const uaInfo = byId('ua-info');
 const uaWarnings = byId('ua-warnings');
 const robotsNote = byId('robots-note');
+// The server refuses /api/fetch without the token it wrote into this page (cross-site requests).
+const fetchToken = document.querySelector<HTMLMetaElement>('meta[name="robots-gate-token"]')?.content ?? '';
 
 /** A body held outside the textarea: fetched bytes (parsed as served, so BOM and encoding findings
  *  are real), or a paste too large to edit comfortably. Any edit of the textarea drops it. */
@@ -309,7 +311,10 @@ async function fetchRobots(event: SubmitEvent): Promise<void> {
   fetchStatus.classList.remove('error');
   fetchStatus.textContent = `Fetching robots.txt for ${target}…`;
   try {
-    const res = await fetch(`/api/fetch?url=${encodeURIComponent(target)}`, { signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(`/api/fetch?url=${encodeURIComponent(target)}`, {
+      headers: { 'x-robots-gate-token': fetchToken },
+      signal: AbortSignal.timeout(30_000),
+    });
     const data = (await res.json()) as FetchAnswer;
     if (!res.ok || data.error) throw new Error(data.error ?? `the server answered ${res.status}`);
     fetchStatus.textContent = describeFetch(data);
