@@ -12,6 +12,7 @@ import { lintCommand } from './lint.js';
 import { reportCommand } from './report.js';
 import { serveCommand } from './serve.js';
 import { sitemapsCommand } from './sitemaps.js';
+import { unknownOptionsFirst, withInitialsHint } from './usage-errors.js';
 
 const program = new Command('robots-gate')
   .description('RFC 9309 robots.txt for crawlers: check, explain, crawl politely, and audit every fetch')
@@ -32,7 +33,14 @@ const onExit = (err: CommanderError) => {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') process.exit(0);
   process.exit(2);
 };
-for (const c of [program, ...program.commands]) c.exitOverride(onExit).showHelpAfterError();
+for (const c of [program, ...program.commands]) {
+  // A pointer to --help, not the whole help: the error line is what must be read.
+  c.exitOverride(onExit)
+    .showHelpAfterError(`(robots-gate ${c === program ? '' : `${c.name()} `}--help for usage)`)
+    .showSuggestionAfterError()
+    .configureOutput({ outputError: (text, write) => write(withInitialsHint(text, c)) });
+  if (c !== program) unknownOptionsFirst(c);
+}
 
 // Every command may be piped into a reader that stops early (`| head`): drop output then, never crash.
 tolerateBrokenPipe();
