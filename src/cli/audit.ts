@@ -10,7 +10,7 @@ import type { RobotsTxt } from '../parser/types.js';
 import { exportJsonl, printUsage } from './audit-usage.js';
 
 /** Exit codes, as `--help` documents them. */
-export const AUDIT_EXIT = { ok: 0, verifyFailed: 1, usage: 2, unreadable: 3 } as const;
+export const AUDIT_EXIT = { ok: 0, verifyFailed: 1, usage: 2, unreadable: 3, noSuchHost: 4 } as const;
 
 interface AuditCliOptions {
   json?: boolean;
@@ -42,7 +42,8 @@ Exit codes:
   0  read (and, with --verify, every stamp checks out)
   1  --verify found a stamp that does not check out
   2  bad usage
-  3  DIR holds no readable audit`,
+  3  DIR holds no readable audit
+  4  --host names a host the audit has no row for (stderr names the hosts it may mean)`,
     )
     .action((dir: string, opts: AuditCliOptions) => {
       process.exitCode = runAudit(dir, opts);
@@ -96,9 +97,12 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
     if (opts.host) {
       const entries = reader.timeline(opts.host);
       // Hosts are keyed as URL.host, port included: "shop.test" finds nothing when the crawl went to
-      // shop.test:18081, and an empty timeline alone does not say why. Exit 0 as --blocked and
-      // --changes do when they find nothing: the audit was read, the answer is "none".
-      if (entries.length === 0) process.stderr.write(`robots-gate audit: ${noRows(opts.host, reader.hosts().map((h) => h.host))}\n`);
+      // shop.test:18081, and an empty timeline alone does not say why. Not exit 0: a script
+      // reading the timeline of a mistyped host must not take "no rows" for "nothing happened".
+      if (entries.length === 0) {
+        process.stderr.write(`robots-gate audit: ${noRows(opts.host, reader.hosts().map((h) => h.host))}\n`);
+        return AUDIT_EXIT.noSuchHost;
+      }
       if (opts.json) for (const e of entries) out(JSON.stringify(e));
       else {
         out(`timeline of ${opts.host} (${entries.length} entries)`);

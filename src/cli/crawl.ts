@@ -28,6 +28,7 @@ import { BrowserNotFoundError } from '../browser/errors.js';
 import { DEFAULT_CHROMIUM } from '../browser/launch.js';
 import { formatSummary, summaryObject, unreachableWarning, type SubresourceCounts } from './crawl-summary.js';
 import { fsProblem } from './fs-words.js';
+import { cliMessage } from './option-words.js';
 import { count as plural } from './plural.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP } from './identity.js';
 import { collect } from './repeatable.js';
@@ -207,7 +208,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     cliIdentity(opts.userAgent, opts.productToken);
     await new RobotsGate({ userAgent: opts.userAgent, ...productToken, resolve: opts.resolve, timeoutMs: robotsTimeoutMs }).close();
   } catch (err) {
-    say((err as Error).message);
+    say(cliMessage(err));
     return CRAWL_EXIT.usage;
   }
 
@@ -234,7 +235,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   if (list.invalid.length > 10) say(`… and ${list.invalid.length - 10} more lines that are not URLs (all in the audit)`);
   if (list.duplicates > 0) say(`${plural(list.duplicates, 'line repeats', 'lines repeat')} an earlier URL (after normalisation: fragment dropped, host lower-cased): each URL is fetched once`);
   if (list.urls.length === 0) {
-    say(`no URL to crawl in ${file} (${list.invalid.length} lines were not http(s) URLs)`);
+    say(`no URL to crawl in ${file} (${plural(list.invalid.length, 'line')}, none an http(s) URL)`);
     return CRAWL_EXIT.usage;
   }
 

@@ -9,6 +9,7 @@ import { fetchRobotsForTool } from '../web/fetch-robots.js';
 import { MAX_TIMEOUT_MS } from '../fetcher/robots-fetcher.js';
 import { plural } from '../report/format.js';
 import { fsProblem } from './fs-words.js';
+import { missingSchemeHint } from '../fetcher/url.js';
 
 /** Exit codes, as `--help` documents them. */
 export const LINT_EXIT = { clean: 0, warnings: 1, errors: 2, unreadable: 3 } as const;
@@ -52,7 +53,9 @@ async function readLimited(file: string): Promise<{ bytes: Uint8Array; unread: n
   try {
     handle = await open(file, 'r');
   } catch (err) {
-    throw new UnreadableError(`cannot read ${file}: ${fsProblem(err)}`);
+    // `lint www.example.com` meant the site: say how to ask for it.
+    const site = (err as NodeJS.ErrnoException).code === 'ENOENT' && missingSchemeHint(file) !== '';
+    throw new UnreadableError(`cannot read ${file}: ${fsProblem(err)}${site ? `; to lint a site's robots.txt, give its URL: https://${file}` : ''}`);
   }
   try {
     const stat = await handle.stat();

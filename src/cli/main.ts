@@ -12,7 +12,7 @@ import { lintCommand } from './lint.js';
 import { reportCommand } from './report.js';
 import { serveCommand } from './serve.js';
 import { sitemapsCommand } from './sitemaps.js';
-import { unknownOptionsFirst, withInitialsHint } from './usage-errors.js';
+import { unitsSaid, unknownOptionsFirst, withInitialsHint } from './usage-errors.js';
 
 const program = new Command('robots-gate')
   .description('RFC 9309 robots.txt for crawlers: check, explain, crawl politely, and audit every fetch')
@@ -39,7 +39,10 @@ for (const c of [program, ...program.commands]) {
     .showHelpAfterError(`(robots-gate ${c === program ? '' : `${c.name()} `}--help for usage)`)
     .showSuggestionAfterError()
     .configureOutput({ outputError: (text, write) => write(withInitialsHint(text, c)) });
-  if (c !== program) unknownOptionsFirst(c);
+  if (c !== program) {
+    unknownOptionsFirst(c);
+    unitsSaid(c);
+  }
 }
 
 // Every command may be piped into a reader that stops early (`| head`): drop output then, never crash.

@@ -2,7 +2,7 @@
 // are skipped; a line that is not an http(s) URL is reported and skipped, never fatal.
 import fs from 'node:fs';
 import readline from 'node:readline';
-import { parseHttpUrl } from '../fetcher/url.js';
+import { missingSchemeHint, parseHttpUrl } from '../fetcher/url.js';
 
 /** A URL ready for the frontier: normalised (WHATWG form, fragment dropped). */
 export interface InputUrl {
@@ -49,7 +49,7 @@ export function parseUrlLine(text: string, line: number): InputUrl | InvalidLine
       line,
       text: t.length > 2000 ? t.slice(0, 2000) : t,
       reason: scheme ? 'unsupported-scheme' : 'invalid-url',
-      message: scheme ? `unsupported scheme (only http and https): ${printable(t)}` : `not a URL: ${printable(t)}`,
+      message: scheme ? `unsupported scheme (only http and https): ${printable(t)}` : `not a URL: ${printable(t)}${missingSchemeHint(t)}`,
     };
   }
   // Credentials in the list would be recorded in every row, log and summary, and fetch() refuses

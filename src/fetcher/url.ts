@@ -14,6 +14,8 @@ export function parseHttpUrl(input: string | URL): URL {
     url = input;
   } else {
     if (typeof input !== 'string') throw new TypeError(`expected a URL string, got ${typeof input}`);
+    const hint = missingSchemeHint(input);
+    if (hint) throw new TypeError(`invalid URL: ${quoteInput(input)}${hint}`);
     try {
       url = new URL(input);
     } catch {
@@ -22,6 +24,24 @@ export function parseHttpUrl(input: string | URL): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsupportedSchemeError(url.href);
   return url;
+}
+
+/**
+ * For a bare host name with no scheme (`www.amazon.de/gp/cart`, `localhost:8080/x`), the advice to
+ * add one: ` (no scheme: add https://, as in "https://www.amazon.de/gp/cart")`; '' for anything
+ * else. Such input is no URL (or, with a port, parses as a URL of scheme `localhost:`).
+ */
+export function missingSchemeHint(input: string): string {
+  if (input.includes('://') || input.length > 2000 || !/^[A-Za-z0-9[]/.test(input)) return '';
+  let u: URL;
+  try {
+    u = new URL(`https://${input}`);
+  } catch {
+    return '';
+  }
+  const named = u.hostname.includes('.') || u.hostname === 'localhost' || u.port !== '';
+  if (!named || u.username || u.password) return '';
+  return ` (no scheme: add https://, as in ${quoteInput(`https://${input}`)})`;
 }
 
 /**

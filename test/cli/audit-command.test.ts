@@ -110,7 +110,7 @@ describe('robots-gate audit', () => {
     }
   });
 
-  it('a --host with no rows says so on stderr and names the audited hosts that contain it', async () => {
+  it('a --host with no rows says so on stderr, names the audited hosts that contain it, and exits 4', async () => {
     const ports = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-ports-'));
     try {
       const s = new SqliteAuditSink(path.join(ports, 'audit.sqlite'));
@@ -119,13 +119,15 @@ describe('robots-gate audit', () => {
         s.recordAttempt(row({ url: `http://${host}/`, host, policySha256: null, robotsUrl: null, policyFetchedAt: null, policyStatus: null }));
       s.close();
       const r = await runCli(['audit', ports, '--host', 'Shop.test']);
-      expect(r.code).toBe(0);
+      expect(r.code).toBe(4);
+      expect(r.stdout).toBe('');
       expect(r.stderr).toBe('robots-gate audit: no rows for host "Shop.test"; did you mean shop.test:18081, shop.test:18082?\n');
       const json = await runCli(['audit', ports, '--host', 'nowhere.test', '--json']);
-      expect(json.code).toBe(0);
+      expect(json.code).toBe(4);
       expect(json.stdout).toBe('');
       expect(json.stderr).toBe('robots-gate audit: no rows for host "nowhere.test"\n');
       const found = await runCli(['audit', ports, '--host', 'shop.test:18081']);
+      expect(found.code).toBe(0);
       expect(found.stderr).toBe('');
       expect(found.stdout).toMatch(/^timeline of shop\.test:18081 \(1 entries\)$/m);
     } finally {
