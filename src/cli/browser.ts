@@ -12,6 +12,7 @@ import { EndpointListenError } from '../devtools/errors.js';
 import { SessionAudit } from '../devtools/session-audit.js';
 import { RobotsGate } from '../gate/index.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
+import { cliIdentity } from './identity.js';
 import { printable } from './lint.js';
 
 /** Exit codes, as `--help` documents them. */
@@ -83,6 +84,8 @@ async function runBrowser(opts: BrowserCliOptions): Promise<number> {
   let gate: RobotsGate;
   try {
     if (opts.resolve.length) hostResolverRules(opts.resolve);
+    // The identity first: its errors name --user-agent, the gate's name its own option.
+    cliIdentity(opts.userAgent, []);
     gate = new RobotsGate({ userAgent: opts.userAgent, resolve: opts.resolve, ...(opts.override.length ? { override: opts.override } : {}) });
   } catch (err) {
     say((err as Error).message);

@@ -28,7 +28,6 @@ import { BrowserNotFoundError } from '../browser/errors.js';
 import { DEFAULT_CHROMIUM } from '../browser/launch.js';
 import { formatSummary, summaryObject, unreachableWarning, type SubresourceCounts } from './crawl-summary.js';
 import { fsProblem } from './fs-words.js';
-import { cliMessage } from './option-words.js';
 import { count as plural } from './plural.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP } from './identity.js';
 import { collect } from './repeatable.js';
@@ -208,7 +207,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     cliIdentity(opts.userAgent, opts.productToken);
     await new RobotsGate({ userAgent: opts.userAgent, ...productToken, resolve: opts.resolve, timeoutMs: robotsTimeoutMs }).close();
   } catch (err) {
-    say(cliMessage(err));
+    say((err as Error).message);
     return CRAWL_EXIT.usage;
   }
 

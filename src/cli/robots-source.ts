@@ -7,7 +7,6 @@ import { parseRobotsTxt } from '../parser/index.js';
 import type { RobotsTxt } from '../parser/types.js';
 import type { PolicyRecord } from '../stores/types.js';
 import { fsProblem } from './fs-words.js';
-import { cliMessage } from './option-words.js';
 
 /** Bytes read from a --robots-file at most (the parser keeps 500 KiB and reports the rest). */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -51,11 +50,7 @@ export class FetchingSource {
 
   /** @param productToken the --product-token values (none: read from userAgent). */
   constructor(userAgent: string, resolve: readonly string[], timeoutMs: number, productToken: readonly string[] = []) {
-    try {
-      this.gate = new RobotsGate({ userAgent, resolve, timeoutMs, ...(productToken.length ? { productToken } : {}) });
-    } catch (err) {
-      throw new TypeError(cliMessage(err), { cause: err });
-    }
+    this.gate = new RobotsGate({ userAgent, resolve, timeoutMs, ...(productToken.length ? { productToken } : {}) });
     this.gate.on('policy', (r) => this.bodies.set(r.origin, r));
   }
 

@@ -6,7 +6,7 @@ import { RobotsGate } from '../gate/gate.js';
 import { discoverSitemaps, type DiscoveryStats, type SitemapReport } from '../discovery/index.js';
 import { MemoryRateLimiter } from '../stores/memory-rate-limiter.js';
 import { printable } from './lint.js';
-import { cliMessage } from './option-words.js';
+import { cliIdentity } from './identity.js';
 
 /** Exit codes, as `--help` documents them. */
 export const SITEMAPS_EXIT = { ok: 0, someUnread: 1, usage: 2 } as const;
@@ -70,9 +70,11 @@ async function runSitemaps(origins: string[], opts: SitemapsCliOptions): Promise
   }
   let gate: RobotsGate;
   try {
+    // The identity first: its errors name --user-agent, the gate's name its own option.
+    cliIdentity(opts.userAgent, []);
     gate = new RobotsGate({ userAgent: opts.userAgent, resolve: opts.resolve, timeoutMs: Math.min(timeoutMs as number, 10_000) });
   } catch (e) {
-    err(cliMessage(e));
+    err((e as Error).message);
     return SITEMAPS_EXIT.usage;
   }
   let unread = false;

@@ -40,7 +40,7 @@ describe('usage errors', () => {
     const crawl = await runCli(['crawl', '-', '--user-agent', '', '--out', path.join(dir, 'o')], { stdin: 'https://a.test/\n' });
     expect(crawl.stderr).toMatch(/--user-agent is empty/);
     const bad = await runCli(['check', 'https://a.test/', '--user-agent', '@@']);
-    expect(bad.stderr).toMatch(/invalid --user-agent "@@"/);
+    expect(bad.stderr).toMatch(/--user-agent "@@" starts with "@@", which is not a product token/);
   });
 
   it('a host without a scheme gets the advice to add https://', async () => {
