@@ -139,6 +139,38 @@ function adversarial() {
   return { bytes: body.length, gateFirst: firsts[3], gateRepeat: ms / iterations, peerMs, firstAllowed, peerAllowed };
 }
 
+// Real crawler headers (issue 11): who each parser thinks the crawler is, and what reading the
+// token from a full browser-style header costs per check (robots-gate caches the reading per string).
+const HEADERS = {
+  GPTBot: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)',
+  ClaudeBot: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)',
+  Googlebot: 'Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.204 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  bingbot: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36',
+  MJ12bot: 'Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)',
+};
+function realHeaders() {
+  const body = Object.keys(HEADERS).map((n) => `User-agent: ${n}\nDisallow: /\n`).join('\n') + '\nUser-agent: *\nAllow: /\n';
+  const gate = parseRobotsTxt(body);
+  const peer = robotsParser(ROBOTS_URL, body);
+  const url = 'https://example.com/articles/1';
+  const verdicts = Object.entries(HEADERS).map(([name, ua]) => ({ name, gate: gate.isAllowed(url, ua), peer: peer.isAllowed(url, ua) !== false }));
+  const rate = (fn) => {
+    const { iterations, ms } = timeLoop(() => { for (let i = 0; i < 1000; i++) fn(); }, 300);
+    return (iterations * 1000) / (ms / 1000);
+  };
+  let sink = 0;
+  const fullFn = () => { sink += gate.isAllowed(url, HEADERS.GPTBot) ? 1 : 0; };
+  const bareFn = () => { sink += gate.isAllowed(url, 'GPTBot') ? 1 : 0; };
+  // Warm both up first: the one measured first would otherwise pay for the JIT.
+  rate(fullFn);
+  rate(bareFn);
+  const full = rate(fullFn);
+  const bare = rate(bareFn);
+  const peerFull = rate(() => { sink += peer.isAllowed(url, HEADERS.GPTBot) ? 1 : 0; });
+  if (sink < 0) console.log(sink);
+  return { verdicts, full, bare, peerFull };
+}
+
 export async function run() {
   const corpus = loadCorpus();
   const big = corpus.filter((f) => f.ruleCount > BIG_RULES);
@@ -171,4 +203,12 @@ export async function run() {
   console.log(`\nAnswers differ from robots-parser on ${all.disagreements} of ${all.checked} corpus URLs (see bench/README.md).`);
   console.log(`Adversarial answers: robots-gate ${adv.firstAllowed ? 'allowed' : 'disallowed'}, robots-parser ${adv.peerAllowed ? 'allowed' : 'disallowed'}.`);
   console.log(`Node ${process.version}; checks use absolute URL strings and the User-Agent "${UA}".`);
+
+  const real = realHeaders();
+  console.log('\nReal crawler headers against a file disallowing each by name (`User-agent: GPTBot / Disallow: /`, `*` allowed):\n');
+  console.log('| header | robots-gate | robots-parser 3.0.1 |');
+  console.log('| --- | --- | --- |');
+  for (const v of real.verdicts) console.log(`| ${v.name}'s real header | ${v.gate ? 'allowed' : 'disallowed'} | ${v.peer ? 'allowed' : 'disallowed'} |`);
+  console.log(`| checks/s, GPTBot's full header | ${fmt(real.full)} | ${fmt(real.peerFull)} (${(real.full / real.peerFull).toFixed(1)}×) |`);
+  console.log(`| checks/s, bare token "GPTBot" | ${fmt(real.bare)} (full header / bare: ${(real.full / real.bare).toFixed(2)}) | |`);
 }
