@@ -128,6 +128,32 @@ describe('--product-token', () => {
   });
 });
 
+describe('crawl --product-token', () => {
+  it('matches the token given, records it, and --resume refuses other tokens', async () => {
+    const v = await hosts({ 'bot.test': site('User-agent: Other\nDisallow: /\n\nUser-agent: *\nAllow: /\n') });
+    const dir = tmp();
+    const out = path.join(dir, 'out');
+    const urls = file(dir, 'urls.txt', `${v.origin('bot.test')}/a\n`);
+    const ua = ['--user-agent', 'MyBot/1.0 Other/2.0'];
+    const first = await runCli(['crawl', urls, ...ua, '--product-token', 'Other', '--out', out, '--min-interval', '0', ...resolveArgs(v)]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/blocked\s+1/);
+    const audit = openAudit(out);
+    try {
+      expect(audit.runs()[0]!.options.productToken).toEqual(['Other']);
+    } finally {
+      audit.close();
+    }
+    const other = await runCli(['crawl', urls, ...ua, '--out', out, '--resume', ...resolveArgs(v)]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('cannot --resume: ');
+    expect(other.stderr).toContain('--product-token ["Other"]');
+    const same = await runCli(['crawl', urls, ...ua, '--product-token', 'Other', '--out', out, '--resume', ...resolveArgs(v)]);
+    expect(same.code).toBe(0);
+    expect(v.requests('bot.test', '/a')).toHaveLength(0);
+  });
+});
+
 describe('a bare browser User-Agent names no crawler', () => {
   it('check, explain and crawl refuse it with exit 2 and say to pass --product-token', async () => {
     const dir = tmp();
