@@ -12,7 +12,8 @@ import { EndpointListenError } from '../devtools/errors.js';
 import { SessionAudit } from '../devtools/session-audit.js';
 import { RobotsGate } from '../gate/index.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
-import { cliIdentity } from './identity.js';
+import { cliIdentity, PRODUCT_TOKEN_HELP } from './identity.js';
+import { collect } from './repeatable.js';
 import { printable } from './lint.js';
 
 /** Exit codes, as `--help` documents them. */
@@ -20,6 +21,7 @@ export const BROWSER_EXIT = { stopped: 0, browserExited: 1, usage: 2, audit: 3, 
 
 interface BrowserCliOptions {
   userAgent: string;
+  productToken: string[];
   port: string;
   chromium?: string;
   resolve: string[];
@@ -29,13 +31,13 @@ interface BrowserCliOptions {
   quiet?: boolean;
 }
 
-const collect = (v: string, acc: string[]) => [...acc, v];
 const say = (s: string) => process.stderr.write(`robots-gate browser: ${s}\n`);
 
 export function browserCommand(): Command {
   return new Command('browser')
     .description('serve a DevTools endpoint on 127.0.0.1 for a headless Chromium whose every request is put to robots.txt first')
     .requiredOption('--user-agent <ua>', 'the User-Agent the browser sends; rules match its product token')
+    .option('--product-token <name>', PRODUCT_TOKEN_HELP, collect, [])
     .option('--port <n>', 'port on 127.0.0.1 (0: any free one)', '9222')
     .option('--chromium <path>', "the Chromium binary (default /usr/bin/chromium, Debian's chromium package)")
     .option('--resolve <host:port:addr>', 'connect HOST:PORT to ADDR instead (curl convention), robots.txt too; repeatable', collect, [])
@@ -85,8 +87,13 @@ async function runBrowser(opts: BrowserCliOptions): Promise<number> {
   try {
     if (opts.resolve.length) hostResolverRules(opts.resolve);
     // The identity first: its errors name --user-agent, the gate's name its own option.
-    cliIdentity(opts.userAgent, []);
-    gate = new RobotsGate({ userAgent: opts.userAgent, resolve: opts.resolve, ...(opts.override.length ? { override: opts.override } : {}) });
+    cliIdentity(opts.userAgent, opts.productToken);
+    gate = new RobotsGate({
+      userAgent: opts.userAgent,
+      ...(opts.productToken.length ? { productToken: opts.productToken } : {}),
+      resolve: opts.resolve,
+      ...(opts.override.length ? { override: opts.override } : {}),
+    });
   } catch (err) {
     say((err as Error).message);
     return BROWSER_EXIT.usage;
@@ -99,6 +106,7 @@ async function runBrowser(opts: BrowserCliOptions): Promise<number> {
       const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
       audit = new SessionAudit(new SqliteAuditSink(path.join(opts.out, 'audit.sqlite')), gate, runId, {
         command: 'browser',
+        productToken: opts.productToken,
         resolve: opts.resolve,
         override: opts.override,
       });

@@ -115,6 +115,9 @@ test('bad usage exits 2: no Chromium, a bad port, a bad --resolve; a taken port 
   const badResolve = await runCli(['browser', '--user-agent', UA, '--resolve', 'nonsense']);
   expect(badResolve.code).toBe(2);
   expect(badResolve.stderr).toMatch(/HOST:PORT:ADDR/);
+  const badToken = await runCli(['browser', '--user-agent', UA, '--product-token', 'OtherBot']);
+  expect(badToken.code).toBe(2);
+  expect(badToken.stderr).toMatch(/OtherBot/);
   const taken = await runCli(['browser', '--user-agent', UA, '--port', String(site.hosts.port)]);
   expect(taken.code).toBe(4);
   expect(taken.stderr).toMatch(/cannot listen on 127\.0\.0\.1:\d+/);
