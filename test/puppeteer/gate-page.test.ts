@@ -6,6 +6,7 @@ import { RobotsGate } from '../../src/gate/index.js';
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../../src/browser/index.js';
 import { gateBrowser, gatePage, type PuppeteerGatedRequest } from '../../src/puppeteer/index.js';
 import { startOrigins, type Origins } from '../browser/fixtures.js';
+import { startVirtualHosts } from '../helpers/hosts.js';
 
 const UA = 'GateTestBot/1.0 (+https://example.test/bot)';
 const H = '127.0.0.1';
@@ -143,6 +144,39 @@ describe('gatePage (puppeteer-core)', () => {
     } finally {
       await context.close();
       await gate.close();
+    }
+  });
+
+  test('a service worker the page registers is gated from its start: its disallowed fetch never leaves', async () => {
+    const target = o.url(o.disallowing, '/api/from-service-worker.json');
+    const site = await startVirtualHosts({
+      [H]: (req, res) => {
+        if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+        if (req.url === '/sw.js') {
+          const body = `self.addEventListener('install', (e) => e.waitUntil(fetch(${JSON.stringify(target)}).catch(() => {})));`;
+          return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(body);
+        }
+        res.writeHead(200, { 'content-type': 'text/html' }).end(
+          "<!doctype html><script>navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then(() => { document.title = 'ready' })</script>",
+        );
+      },
+    });
+    const gate = new RobotsGate({ userAgent: UA });
+    const context = await browser.createBrowserContext();
+    try {
+      const page = await context.newPage();
+      const handle = await gatePage(page, gate);
+      const blocked = blockedAt(handle, target);
+      await page.goto(`${site.origin(H)}/`);
+      await page.waitForFunction(() => document.title === 'ready');
+      expect((await blocked).decision?.reason).toBe('disallowed-by-rule');
+      expect(paths(o.disallowing, '/api/from-service-worker.json')).toEqual([]);
+      // The worker's script itself was decided too (and allowed).
+      expect(site.requests(H, '/sw.js')).toHaveLength(1);
+    } finally {
+      await context.close();
+      await gate.close();
+      await site.close();
     }
   });
 });
