@@ -109,6 +109,9 @@ describe('CheerioCrawler gated by robots-gate', () => {
     expect(verify.stderr).toBe('');
     expect(verify.code).toBe(0);
     expect(JSON.parse(verify.stdout.trim().split('\n').at(-1)!)).toMatchObject({ type: 'verify', problems: [] });
+    const report = await runCli(['report', dir]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain(`127.0.0.1:${a.port}`);
     await gate.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
