@@ -9,22 +9,22 @@ import { RobotsBlockedError } from '../gate/errors.js';
 import type { RobotsGate } from '../gate/gate.js';
 import type { Decision } from '../gate/types.js';
 import type { AuditSink } from '../audit/types.js';
-import { MemoryRateLimiter } from '../stores/memory-rate-limiter.js';
 import type { RateLimiter } from '../stores/types.js';
 import { Attempts } from './attempts.js';
 import { browserHooks } from './browser-hooks.js';
 import { GatedHttpClient } from './http-client.js';
-import { limiterPace, type TakeSlot } from './pace.js';
+import { gatePace, limiterPace, type TakeSlot } from './pace.js';
 
 export interface GateCrawlerOptions {
   /** Per-host spacing across the crawler's concurrency (and, with a Redis limiter, across
-   *  processes): the RateLimiter the gate's other doors use. Default: a MemoryRateLimiter. */
+   *  processes). Default: the gate's own (`gate.limiter`, shared with its robots.txt requests,
+   *  and its `minIntervalMs`, `jitter`, Crawl-delay and override terms). */
   limiter?: RateLimiter;
-  /** Floor between two requests to one host, in ms, plus up to `jitter` of it. Default 2,000
-   *  (as `robots-gate crawl`). Crawl-delay (seconds in robots.txt) and the gate's
-   *  `overrideIntervalMs` raise it. */
+  /** A floor between two requests to one host other than the gate's, in ms, plus up to `jitter`
+   *  of it (default 0.2). Crawl-delay (seconds in robots.txt) and the gate's
+   *  `overrideIntervalMs` still raise it. */
   minIntervalMs?: number;
-  /** Largest random addition to the floor, a fraction of it. Default 0.2. */
+  /** Largest random addition to the floor, a fraction of it. Only with `minIntervalMs`. */
   jitter?: number;
   /** Replaces the slot-taking altogether (the gate's own spacing, a test's clock). */
   takeSlot?: TakeSlot;
@@ -111,13 +111,14 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
   const record = audit ? audit.record.bind(audit) : undefined;
   const takeSlot =
     options.takeSlot ??
-    limiterPace({
-      limiter: options.limiter ?? new MemoryRateLimiter(),
-      minIntervalMs: options.minIntervalMs ?? 2_000,
-      jitter: options.jitter ?? 0.2,
-      overrideIntervalMs: gate.overrideIntervalMs,
-      leaseMs: 120_000,
-    });
+    (options.minIntervalMs === undefined && options.limiter === undefined
+      ? gatePace(gate)
+      : limiterPace({
+          limiter: options.limiter ?? gate.limiter,
+          minIntervalMs: options.minIntervalMs ?? 2_000,
+          jitter: options.jitter ?? 0.2,
+          overrideIntervalMs: gate.overrideIntervalMs,
+        }));
 
   // Refusals by URL, so the skip that follows can name its decision.
   const refused = new Map<string, { decision?: Decision; error?: Error }>();

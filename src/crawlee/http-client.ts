@@ -4,6 +4,7 @@
 // requested) and takes its host's slot first. The inner client is only ever asked for one hop.
 import type { BaseHttpClient, BaseHttpResponseData, HttpRequest, HttpResponse, RedirectHandler, StreamingHttpResponse } from 'crawlee';
 import { RobotsBlockedError, TooManyRedirectsError } from '../gate/errors.js';
+import { backoffUntil } from '../gate/pace.js';
 import type { Decision } from '../gate/types.js';
 import type { Attempt } from './attempts.js';
 import type { Slot, TakeSlot } from './pace.js';
@@ -18,6 +19,9 @@ export interface HopGate {
 }
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
+/** The gate's defaults (`defaultBackoffMs`, `maxBackoffMs`), ms. */
+const DEFAULT_BACKOFF_MS = 10_000;
+const MAX_BACKOFF_MS = 3_600_000;
 
 /** Hop-relative facts kept between hops. */
 interface Chain {
@@ -151,12 +155,15 @@ export class GatedHttpClient implements BaseHttpClient {
     onEnd(res, (bytes) => {
       if (ended) return;
       ended = true;
-      slot?.release();
       const status = res.statusCode;
+      const endMs = Date.now();
+      // A 429 or 503 holds the host for its Retry-After (else a default back-off), as every door does.
+      const hold = status === 429 || status === 503 ? backoffUntil(header(res.headers as Record<string, unknown>, 'retry-after'), endMs, DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS) : undefined;
+      slot?.release(endMs, hold);
       const failed = status >= 500 || status === 429;
       this.g.record?.({
         ...base,
-        endMs: Date.now(),
+        endMs,
         bytes,
         outcome: failed ? 'error' : base.decision?.overridden ? 'overridden' : 'fetched',
         ...(failed ? { reason: `http-${status}` } : {}),

@@ -12,6 +12,7 @@ import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js'
 import { MemoryPolicyStore } from '../stores/memory-policy-store.js';
 import type { PolicyRecord, PolicyStore, RateLimiter } from '../stores/types.js';
 import { defaultLimiter } from '../politeness/pacer.js';
+import type { Interval } from '../politeness/interval.js';
 import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
 import { crawlerIdentity, tokenInForce } from './identity.js';
 import { RobotsBlockedError } from './errors.js';
@@ -248,6 +249,18 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   async refresh(originOrUrl: string | URL): Promise<void> {
     const u = parseHttpUrl(originOrUrl);
     await this.#load(u.origin, u.hostname, true, undefined);
+  }
+
+  /**
+   * The interval (ms) a request to `url`'s host keeps after the last response from it ended, on
+   * this gate's terms: max(Crawl-delay from the cached policy, `minIntervalMs` × jitter drawn anew,
+   * the override interval while the host is under override). For a door outside the gate that
+   * takes the host's slot from `gate.limiter` itself (robots-gate/crawlee), so one set of terms
+   * spaces every request. @throws TypeError for a URL that does not parse.
+   */
+  intervalFor(url: string | URL): Interval {
+    const u = parseHttpUrl(url);
+    return this.#pol.interval(u.origin, u.hostname);
   }
 
   /** Has `host` had an overridden decision in this run (or, with a shared store, in the fleet)?

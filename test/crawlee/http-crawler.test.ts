@@ -116,13 +116,13 @@ describe('CheerioCrawler gated by robots-gate', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('Crawl-delay holds at concurrency 10: gaps measured at the server', async () => {
+  test("Crawl-delay holds at concurrency 10 (gaps measured at the server), spaced by the gate's own limiter and terms", async () => {
     const slow = await startVirtualHosts({ [H]: site('User-agent: *\nCrawl-delay: 0.4\n') });
     const other = await startVirtualHosts({ [H]: site('User-agent: *\nAllow: /\n') });
-    const gate = new RobotsGate({ userAgent: UA });
+    const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0 });
     try {
       const crawler = new CheerioCrawler({ maxConcurrency: 10, minConcurrency: 10, requestHandler: async () => {} }, config());
-      gateCrawler(crawler, gate, { minIntervalMs: 0 });
+      gateCrawler(crawler, gate);
       const urls = [...Array(6).keys()].flatMap((i) => [`${slow.origin(H)}/p${i}.html`, `${other.origin(H)}/p${i}.html`]);
       await crawler.run(urls);
       const pages = slow.requests(H).filter((r) => r.path !== '/robots.txt');
