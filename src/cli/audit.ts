@@ -7,6 +7,7 @@ import { openAudit, type AuditReader } from '../audit/reader.js';
 import { parseRobotsTxt, productToken } from '../parser/index.js';
 import { tokenInForce } from '../gate/identity.js';
 import type { RobotsTxt } from '../parser/types.js';
+import { printSitemaps } from './audit-sitemaps.js';
 import { exportJsonl, printUsage } from './audit-usage.js';
 
 /** Exit codes, as `--help` documents them. */
@@ -19,6 +20,7 @@ interface AuditCliOptions {
   changes?: boolean;
   verify?: boolean;
   usage?: boolean;
+  sitemaps?: boolean;
   export?: string;
   limit: string;
 }
@@ -32,6 +34,7 @@ export function auditCommand(): Command {
     .option('--changes', 'robots.txt changes seen during the runs (old and new sha256, boundary time)')
     .option('--verify', 'check every attempt stamp: its policy text is stored, and re-deciding blocked URLs from that text gives the same rule')
     .option('--usage', 'documents by usage verdict per purpose (search, ai-input, ai-train), with the signals that decided')
+    .option('--sitemaps', "every sitemap read (what it gave, what was dropped, the cap that stopped it) and each host's lastmod reliability")
     .option('--export <format>', 'jsonl: one line per saved document with its URL, content sha256, access stamp and usage verdict')
     .option('--limit <n>', 'rows shown at most in lists', '50')
     .option('--json', 'one JSON object a line on stdout')
@@ -88,6 +91,10 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
         return AUDIT_EXIT.usage;
       }
       exportJsonl(reader);
+      return AUDIT_EXIT.ok;
+    }
+    if (opts.sitemaps) {
+      printSitemaps(reader, !!opts.json, limit);
       return AUDIT_EXIT.ok;
     }
     if (opts.usage) {

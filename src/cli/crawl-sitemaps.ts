@@ -10,6 +10,8 @@ import type { SitemapEntry } from '../discovery/sitemap-parser.js';
 import { MemoryRateLimiter } from '../stores/memory-rate-limiter.js';
 import type { RateLimiter } from '../stores/types.js';
 import { count as plural } from './plural.js';
+import { lastmodReliability } from '../discovery/freshness.js';
+import { reliabilityText } from './audit-sitemaps.js';
 import { summary } from './sitemaps.js';
 
 export interface SitemapPhaseOptions {
@@ -170,6 +172,25 @@ export function readJournal(file: string, settled: ReadonlySet<string>): Map<str
     if (list) list.push(...rec.entries);
   }
   return out;
+}
+
+/**
+ * The crawl summary's freshness part for run `runId`: text lines, or one JSON line
+ * (`type: lastmod-reliability`). Read back from the audit in `outDir` (this run and earlier ones).
+ */
+export function freshnessOutput(outDir: string, runId: string, json: boolean): string {
+  let hosts;
+  try {
+    const reader = openAudit(outDir);
+    try {
+      hosts = lastmodReliability(reader.attempts(), runId);
+    } finally {
+      reader.close();
+    }
+  } catch {
+    return ''; // the summary above stands; `audit --sitemaps` can say more later
+  }
+  return json ? JSON.stringify({ type: 'lastmod-reliability', runId, hosts }) + '\n' : reliabilityText(hosts);
 }
 
 /** Puts each URL's sitemap claims on its attempt rows (page and redirect rows alike). */

@@ -20,7 +20,7 @@ import { MemoryFrontier } from '../politeness/memory-frontier.js';
 import { pacerFor } from '../politeness/pacer.js';
 import type { Frontier, FrontierOptions } from '../politeness/types.js';
 import type { PolicyStore, RateLimiter } from '../stores/types.js';
-import { ClaimsAuditSink, sitemapPhase } from './crawl-sitemaps.js';
+import { ClaimsAuditSink, freshnessOutput, sitemapPhase } from './crawl-sitemaps.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
 import { lockAudit } from './crawl-lock.js';
 import { startProgress } from './crawl-progress.js';
@@ -525,8 +525,11 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     }
     const stats = job.stats();
     const elapsed = Date.now() - started;
+    // JSON: the freshness line comes before the summary, which stays the last line.
+    if (opts.sitemaps && opts.json) writeStdout(freshnessOutput(outDir, runId, true));
     if (opts.json) writeStdout(JSON.stringify(summaryObject(stats, runId, elapsed, list.invalid.length, status, subresources)) + '\n');
     else writeStdout(formatSummary(stats, runId, elapsed, list.invalid.length, status, subresources));
+    if (opts.sitemaps && !opts.json) writeStdout(freshnessOutput(outDir, runId, false));
     if (failure !== undefined) {
       say((failure as Error).message ?? String(failure));
       if (failure instanceof AuditWriteError) return CRAWL_EXIT.audit;

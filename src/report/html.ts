@@ -18,6 +18,7 @@ import { esc } from './escape.js';
 import { formatBytes, formatMs, formatTime } from './format.js';
 import { diffPolicies } from './policy-diff.js';
 import { timelineAxis } from './timeline-axis.js';
+import { sitemapsSection } from './sitemaps-section.js';
 import { usageSection } from './usage-section.js';
 
 export interface ReportOptions {
@@ -310,6 +311,7 @@ ${hosts.length > timelineHosts.length ? `<p class="empty">Timelines are drawn fo
 <h2>Blocked URLs</h2>
 ${blockedAll.length ? `<div class="scroll"><table id="blocked"><thead><tr><th>URL</th><th>reason</th><th class="num">line</th><th>rule</th><th>robots.txt</th></tr></thead><tbody>${blockedRows}</tbody></table></div>` : '<p class="empty">Nothing was blocked.</p>'}
 ${blockedAll.length > maxBlocked ? `<p class="empty">${blockedAll.length - maxBlocked} more blocked URLs are not listed.</p>` : ''}
+${sitemapsSection(record.attempts)}
 ${usageSection(record.attempts)}
 </main></body></html>
 `;

@@ -8,6 +8,7 @@ import { openAudit } from '../../src/audit/reader.js';
 import type { LoggedRequest } from '../helpers/hosts.js';
 import { crawlFixture } from '../cli/crawl-fixture.js';
 import { runCli } from '../cli/run-cli.js';
+import { sampleDraw } from '../../src/discovery/index.js';
 import { sitemapindex, urlset } from './sitemap-server.js';
 
 const UA = 'MapBot/1.0 (+https://example.test/bot)';
@@ -118,5 +119,58 @@ describe('robots-gate crawl --sitemaps', () => {
     // Every page fetched once over the two runs (one in flight at the interrupt may go twice).
     for (let i = 0; i < 8; i++) expect(v.requests('a.test', `/p/${i}`).length).toBeGreaterThanOrEqual(1);
     expect(v.requests('a.test').filter((x) => x.path.startsWith('/p/')).length).toBeLessThanOrEqual(9);
+  });
+
+  it('puts the sampled lastmod claims to Last-Modified, then to an earlier run: a reliability per host in the summary and in audit --sitemaps', async () => {
+    let a = '';
+    const changed = new Set<number>();
+    const lastmod = '2024-02-01';
+    const v = await hosts({
+      'a.test': (req, res) => {
+        const p = req.url ?? '/';
+        if (p === '/robots.txt') return void res.writeHead(200).end(`User-agent: *\nSitemap: ${a}/s.xml\n`);
+        if (p === '/s.xml') return void res.writeHead(200).end(urlset(Array.from({ length: 10 }, (_, i) => ({ loc: `${a}/p/${i}`, lastmod }))));
+        const i = Number(p.slice(3));
+        // p/0 and p/1 say they changed long after their claim; the rest agree with it.
+        const modified = i < 2 ? 'Wed, 01 Jan 2025 00:00:00 GMT' : 'Thu, 01 Feb 2024 08:00:00 GMT';
+        res.writeHead(200, { 'content-type': 'text/html', 'last-modified': modified }).end(`page ${i}${changed.has(i) ? ' v2' : ''}`);
+      },
+    });
+    a = v.origin('a.test');
+    const dir = tmp();
+    const list = path.join(dir, 'origins.txt');
+    fs.writeFileSync(list, `${a}\n`);
+    const out = path.join(dir, 'out');
+    const args = ['crawl', list, '--sitemaps', '--user-agent', UA, '--out', out, '--min-interval', '0', ...resolveArgs(v)];
+    // The sample: a host's first 5 URLs, and those the seeded draw picks (5 %).
+    const sampled = Array.from({ length: 10 }, (_, i) => i).filter((i) => i < 5 || sampleDraw('robots-gate', `${a}/p/${i}`) < 0.05).length;
+
+    const first = await runCli(args);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/lastmod reliability/);
+    expect(first.stdout).toContain(`last-modified ${sampled - 2}/${sampled}`);
+
+    // The second run: p/2 changed although its lastmod still says February; p/0 and p/1 did not.
+    changed.add(2);
+    const second = await runCli([...args, '--json']);
+    expect(second.code).toBe(0);
+    const lines = second.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const fresh = lines.find((l) => l.type === 'lastmod-reliability');
+    expect(fresh.hosts).toEqual([
+      expect.objectContaining({ host: new URL(a).host, sampled, checked: sampled, agree: sampled - 1, byEvidence: { 'content-hash': { checked: sampled, agree: sampled - 1 } } }),
+    ]);
+    expect(fresh.hosts[0].disagreements).toEqual([expect.objectContaining({ url: `${a}/p/2`, evidence: 'content-hash' })]);
+
+    const audit = await runCli(['audit', out, '--sitemaps', '--json']);
+    expect(audit.code).toBe(0);
+    const rows = audit.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows.filter((r) => r.type === 'sitemap')).toHaveLength(2);
+    expect(rows.find((r) => r.type === 'lastmod-reliability')).toMatchObject({ runId: fresh.runId, agree: sampled - 1, checked: sampled });
+    const text = await runCli(['audit', out, '--sitemaps']);
+    const report = await runCli(['report', out]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain('<table id="lastmod-reliability">');
+    expect(report.stdout).toContain(`${a}/s.xml`);
+    expect(text.stdout).toMatch(new RegExp(`${new URL(a).host}\\s+${sampled}\\s+${sampled}\\s+${sampled - 1}`));
   });
 });
