@@ -7,7 +7,6 @@ import { auditFiles, openAudit } from '../audit/reader.js';
 import type { AttemptRow, AuditSink, PolicyChangeRow, PolicyRow, RunEndRow, RunRow, SitemapClaims } from '../audit/types.js';
 import { discoverSitemaps, type DiscoveryGate, type DiscoveryStats } from '../discovery/index.js';
 import type { SitemapEntry } from '../discovery/sitemap-parser.js';
-import { MemoryRateLimiter } from '../stores/memory-rate-limiter.js';
 import type { RateLimiter } from '../stores/types.js';
 import { count as plural } from './plural.js';
 import { lastmodReliability } from '../discovery/freshness.js';
@@ -19,7 +18,7 @@ export interface SitemapPhaseOptions {
   readonly audit: AuditSink;
   readonly runId: string;
   readonly origins: readonly string[];
-  /** The crawl's per-host slots (a RedisRateLimiter in a fleet); default one of this phase's own. */
+  /** The crawl's per-host slots (a RedisRateLimiter in a fleet); default the gate's. */
   readonly limiter?: RateLimiter;
   readonly minIntervalMs: number;
   readonly maxUrlsPerHost: number;
@@ -52,7 +51,6 @@ export interface SitemapPhaseResult {
 const ORIGINS_AT_ONCE = 8;
 
 export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapPhaseResult> {
-  const limiter = o.limiter ?? new MemoryRateLimiter();
   const urls: { url: string; host: string }[] = [];
   const claims = o.claims;
   const lastSent = new Map<string, { endedAt: number; intervalMs: number | null }>();
@@ -69,7 +67,7 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
       while (next < o.origins.length && !o.signal.aborted) {
         const origin = o.origins[next++]!;
         const d = discoverSitemaps(o.gate, origin, {
-          limiter,
+          ...(o.limiter ? { limiter: o.limiter } : {}),
           minIntervalMs: o.minIntervalMs,
           maxUrlsPerHost: o.maxUrlsPerHost,
           timeoutMs: o.timeoutMs,

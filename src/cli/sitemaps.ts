@@ -4,7 +4,6 @@
 import { Command } from 'commander';
 import { RobotsGate } from '../gate/gate.js';
 import { discoverSitemaps, type DiscoveryStats, type SitemapReport } from '../discovery/index.js';
-import { MemoryRateLimiter } from '../stores/memory-rate-limiter.js';
 import { printable } from './lint.js';
 import { cliIdentity } from './identity.js';
 
@@ -72,20 +71,17 @@ async function runSitemaps(origins: string[], opts: SitemapsCliOptions): Promise
   try {
     // The identity first: its errors name --user-agent, the gate's name its own option.
     cliIdentity(opts.userAgent, []);
-    gate = new RobotsGate({ userAgent: opts.userAgent, resolve: opts.resolve, timeoutMs: Math.min(timeoutMs as number, 10_000) });
+    gate = new RobotsGate({ userAgent: opts.userAgent, resolve: opts.resolve, timeoutMs: Math.min(timeoutMs as number, 10_000), minIntervalMs: minIntervalMs as number });
   } catch (e) {
     err((e as Error).message);
     return SITEMAPS_EXIT.usage;
   }
   let unread = false;
-  // One limiter for every origin: a host reached from two origins (cross-submission) keeps one interval.
-  const limiter = new MemoryRateLimiter();
   try {
     for (const origin of origins) {
       let discovery;
       try {
         discovery = discoverSitemaps(gate, origin, {
-          limiter,
           timeoutMs: timeoutMs as number,
           minIntervalMs: minIntervalMs as number,
           maxUrlsPerHost: maxUrlsPerHost as number,

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { AuditSink } from '../audit/types.js';
 import { originOf } from '../fetcher/url.js';
-import { MemoryRateLimiter } from '../stores/memory-rate-limiter.js';
+import { defaultLimiter, pacerFor } from '../politeness/pacer.js';
 import type { RateLimiter } from '../stores/types.js';
 import { resolveDiscoverOptions, type DiscoverOptions, type ResolvedDiscoverOptions } from './options.js';
 import { readSitemap, type DiscoveryGate, type ReadContext, type SitemapSource } from './read-sitemap.js';
@@ -50,7 +50,7 @@ export class SitemapDiscovery implements AsyncIterable<DiscoveredUrl> {
     this.origin = originOf(origin);
     this.#o = resolveDiscoverOptions(options);
     this.#options = options;
-    this.#limiter = options.limiter ?? new MemoryRateLimiter();
+    this.#limiter = options.limiter ?? gate.limiter ?? defaultLimiter();
   }
 
   [Symbol.asyncIterator](): AsyncIterator<DiscoveredUrl> {
@@ -74,7 +74,7 @@ export class SitemapDiscovery implements AsyncIterable<DiscoveredUrl> {
         queue.push({ url: r.url.href, parentUrl: robotsUrl, advertisedBy: robotsUrl, depth: 1, vouched: [this.origin] });
       }
     }
-    const ctx: ReadContext = { gate: this.#gate, limiter: this.#limiter, o: this.#o, signal: this.#options.signal };
+    const ctx: ReadContext = { gate: this.#gate, pacer: pacerFor(this.#limiter), o: this.#o, signal: this.#options.signal };
     for (let i = 0; i < queue.length; i++) {
       const q = queue[i]!;
       if (this.#options.skip?.has(q.url)) continue;

@@ -25,8 +25,8 @@ export interface DiscoverOptions {
   /** Per-host politeness: the floor between the end of one response and the next request (ms);
    *  a Crawl-delay (s) above it wins. Default 2,000. */
   minIntervalMs?: number;
-  /** Where host slots are taken: share the crawl's (a RedisRateLimiter in a fleet) so sitemap and
-   *  page requests keep one interval. Default: a MemoryRateLimiter of this discovery's own. */
+  /** Where host slots are taken: the same limiter as the crawl's (a RedisRateLimiter in a fleet)
+   *  so sitemap, robots.txt and page requests keep one interval. Default: the gate's `limiter`. */
   limiter?: RateLimiter;
   /** Fraction (0 to 1) of a host's URLs chosen for the freshness sample. Default 0.05. */
   sampleFraction?: number;

@@ -2,11 +2,11 @@
 // only when its host's slot opens (the same RateLimiter the crawl uses), every redirect hop gated
 // again (gate.fetch), and its body read as a stream under every cap at once.
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { GateFetchInit } from '../gate/gated-fetch.js';
 import type { Decision } from '../gate/types.js';
 import { hostInterval } from '../politeness/interval.js';
-import type { Lease, RateLimiter } from '../stores/types.js';
+import type { Pacer } from '../politeness/pacer.js';
+import type { RateLimiter } from '../stores/types.js';
 import type { ResolvedDiscoverOptions } from './options.js';
 import { decodedChunks, type BodyMeter } from './sitemap-body.js';
 import { SitemapParser, type SitemapEntry } from './sitemap-parser.js';
@@ -16,6 +16,8 @@ import type { SitemapFormat, SitemapLimit, SitemapReport } from './types.js';
 export interface DiscoveryGate {
   readonly userAgent?: string;
   readonly overrideIntervalMs?: number;
+  /** Where the gate keeps each host's slot; discovery takes its slots there too. */
+  readonly limiter?: RateLimiter;
   check(url: string): Promise<Decision>;
   fetch(input: string, init?: GateFetchInit): Promise<Response>;
 }
@@ -23,11 +25,13 @@ export interface DiscoveryGate {
 /** The ratio cap is looked at only past this many decompressed bytes: a small file's gzip header
  *  alone makes a high ratio. */
 const RATIO_GRACE_BYTES = 1_048_576;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
 const ACCEPT = 'application/xml, text/xml, application/rss+xml, application/atom+xml, text/plain;q=0.9, */*;q=0.5';
 
 export interface ReadContext {
   readonly gate: DiscoveryGate;
-  readonly limiter: RateLimiter;
+  readonly pacer: Pacer;
   readonly o: ResolvedDiscoverOptions;
   readonly signal: AbortSignal | undefined;
 }
@@ -70,63 +74,75 @@ export async function* readSitemap(ctx: ReadContext, source: SitemapSource, repo
     intervalMs: null,
     waitReason: null,
   } satisfies Partial<SitemapReport>);
-  const decision = await gate.check(source.url);
-  report.decision = decision;
-  if (!decision.allowed) {
-    report.outcome = 'blocked';
-    report.endedAt = Date.now();
-    return;
-  }
-  const host = new URL(source.url).host;
-  const interval = hostInterval(
-    { crawlDelaySeconds: decision.crawlDelaySeconds, underOverride: decision.overridden },
-    { minIntervalMs: o.minIntervalMs, overrideIntervalMs: gate.overrideIntervalMs ?? 10_000 },
-    1,
-  );
-  report.intervalMs = interval.ms;
-  report.waitReason = interval.reason;
-  const lease = await takeSlot(ctx.limiter, host, interval.ms, o.timeoutMs + 10_000, ctx.signal);
-  let endedAt = Date.now();
-  try {
-    // The robots.txt request the check may just have made went to this host too: the site saw
-    // it, so the first sitemap request keeps the interval after it.
-    if (new URL(decision.policy.robotsUrl).host === host) {
-      const wait = Date.parse(decision.policy.fetchedAt) + interval.ms - Date.now();
-      if (wait > 0) await sleep(wait, undefined, { signal: ctx.signal });
+  let url = source.url;
+  for (let hop = 0; ; hop++) {
+    const decision = await gate.check(url);
+    report.decision = decision;
+    if (!decision.allowed) {
+      report.outcome = 'blocked';
+      report.endedAt = Date.now();
+      return;
     }
-    report.startedAt = Date.now();
-    yield* fetchAndParse(ctx, source.url, report);
-    endedAt = Date.now();
-  } finally {
-    report.endedAt = endedAt = Math.max(endedAt, report.endedAt ?? 0);
-    await ctx.limiter.release(lease, endedAt);
+    const interval = hostInterval(
+      { crawlDelaySeconds: decision.crawlDelaySeconds, underOverride: decision.overridden },
+      { minIntervalMs: o.minIntervalMs, overrideIntervalMs: gate.overrideIntervalMs ?? 10_000 },
+      1,
+    );
+    if (hop === 0) {
+      report.intervalMs = interval.ms;
+      report.waitReason = interval.reason;
+    }
+    // The host's slot on the limiter every door shares: the robots.txt request the check may just
+    // have made to this host took it too, so the sitemap request keeps the interval after it.
+    const slot = await ctx.pacer.take(new URL(url).host, interval, ctx.signal, url);
+    try {
+      if (hop === 0) report.startedAt = Date.now();
+      // The time cap runs from the send, not from the wait for the slot (a Crawl-delay is not the site being slow).
+      const timeout = AbortSignal.timeout(o.timeoutMs);
+      const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
+      let res: Response;
+      try {
+        res = await gate.fetch(url, { signal, headers: { accept: ACCEPT }, redirect: 'manual', politeness: false, decision });
+      } catch (err) {
+        ctx.signal?.throwIfAborted();
+        if (timeout.aborted) report.limit = 'timeout';
+        report.error = errorText(err, timeout);
+        return;
+      }
+      const location = REDIRECTS.has(res.status) ? res.headers.get('location') : null;
+      if (location === null) {
+        yield* parseResponse(ctx, res, timeout, report);
+        return;
+      }
+      // Each hop is a request of its own: decided by its own origin's robots.txt, on its own host's slot.
+      await res.body?.cancel().catch(() => {});
+      report.status = res.status;
+      let next: URL | undefined;
+      try {
+        next = new URL(location, url);
+      } catch {
+        next = undefined;
+      }
+      if (next === undefined || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+        report.error = `http-${res.status}: a Location that is no http(s) URL`;
+        return;
+      }
+      if (hop >= MAX_REDIRECTS) {
+        report.error = `http-${res.status}: more than ${MAX_REDIRECTS} redirects`;
+        return;
+      }
+      next.hash = '';
+      next.username = next.password = '';
+      url = next.href;
+    } finally {
+      report.endedAt = Date.now();
+      await slot.release(report.endedAt);
+    }
   }
 }
 
-async function* fetchAndParse(ctx: ReadContext, url: string, report: Partial<Mutable<SitemapReport>>): AsyncGenerator<SitemapEntry[]> {
+async function* parseResponse(ctx: ReadContext, res: Response, timeout: AbortSignal, report: Partial<Mutable<SitemapReport>>): AsyncGenerator<SitemapEntry[]> {
   const { o } = ctx;
-  const timeout = AbortSignal.timeout(o.timeoutMs);
-  const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
-  let res: Response;
-  try {
-    res = await ctx.gate.fetch(url, {
-      signal,
-      headers: { accept: ACCEPT },
-      maxRedirects: 5,
-      onHop: (h) => {
-        report.decision = h.decision;
-        if (h.status === undefined) report.outcome = 'blocked';
-      },
-    });
-  } catch (err) {
-    ctx.signal?.throwIfAborted();
-    report.endedAt = Date.now();
-    if (report.outcome !== 'blocked') {
-      if (timeout.aborted) report.limit = 'timeout';
-      report.error = errorText(err, timeout);
-    }
-    return;
-  }
   report.status = res.status;
   const headers: Record<string, string> = {};
   res.headers.forEach((v, k) => (headers[k] = v));
@@ -198,15 +214,6 @@ async function* fetchAndParse(ctx: ReadContext, url: string, report: Partial<Mut
     if (parser.problemCount > parser.problems.length) problems.push(`… and ${parser.problemCount - parser.problems.length} more`);
     report.problems = problems;
     report.endedAt = Date.now();
-  }
-}
-
-/** Wait for the host's slot (one request in flight per host, the interval after the last). */
-async function takeSlot(limiter: RateLimiter, host: string, intervalMs: number, leaseMs: number, signal: AbortSignal | undefined): Promise<Lease> {
-  for (;;) {
-    const r = await limiter.tryAcquire(host, intervalMs, leaseMs);
-    if (r.ok) return r.lease;
-    await sleep(Math.max(1, r.retryAt - Date.now()), undefined, { signal });
   }
 }
 

@@ -203,4 +203,31 @@ describe('discoverSitemaps: the gate on every sitemap request', () => {
     // A 5xx sitemap is recorded and left: one request, no retry.
     expect(server.requests('a.test', '/gone.xml')).toHaveLength(1);
   });
+
+  it('follows a sitemap redirect hop by hop, each hop decided by its own origin: a disallowed target is never requested', async () => {
+    let a = '';
+    let b = '';
+    server = await startVirtualHosts({
+      'a.test': (req, res) =>
+        files({
+          '/robots.txt': `Sitemap: ${a}/moved.xml\nSitemap: ${a}/to-private.xml\n`,
+          '/moved.xml': (r) => r.writeHead(301, { location: `${b}/maps/s.xml` }).end(),
+          '/to-private.xml': (r) => r.writeHead(302, { location: `${b}/private/s.xml` }).end(),
+        })(req, res),
+      'b.test': (req, res) =>
+        files({
+          '/robots.txt': 'User-agent: *\nDisallow: /private/\n',
+          '/maps/s.xml': urlset([`${a}/from-b`]),
+          '/private/s.xml': urlset([`${a}/never`]),
+        })(req, res),
+    });
+    a = server.origin('a.test');
+    b = server.origin('b.test');
+    const { urls, byUrl } = await discover(server, 'a.test');
+    // The URLs a redirected sitemap lists are scoped by the sitemap as advertised (a.test vouches).
+    expect(urls.map((u) => u.url)).toEqual([`${a}/from-b`]);
+    expect(byUrl(`${a}/to-private.xml`)).toMatchObject({ outcome: 'blocked' });
+    expect(byUrl(`${a}/to-private.xml`).decision!.policy.robotsUrl).toBe(`${b}/robots.txt`);
+    expect(server.requests('b.test', '/private/s.xml')).toHaveLength(0);
+  });
 });
