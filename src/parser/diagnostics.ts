@@ -3,14 +3,26 @@
 
 import type { Diagnostic, DiagnosticCode, Severity } from './types.js';
 
+const NONE: DiagnosticCode[] = [];
+const NO_SEVERITIES: Severity[] = [];
+const NO_NUMBERS: number[] = [];
+const NO_DETAILS: string[] = [];
+
 export class DiagnosticLog {
-  private readonly codes: DiagnosticCode[] = [];
-  private readonly severities: Severity[] = [];
-  private readonly nums: number[] = [];
-  private readonly details: string[] = [];
+  // Created on the first diagnostic: most files have none, and every parse made four empty arrays.
+  private codes: DiagnosticCode[] = NONE;
+  private severities: Severity[] = NO_SEVERITIES;
+  private nums: number[] = NO_NUMBERS;
+  private details: string[] = NO_DETAILS;
   private built: Diagnostic[] | undefined;
 
   add(code: DiagnosticCode, severity: Severity, line: number, column: number, detail = ''): void {
+    if (this.codes === NONE) {
+      this.codes = [];
+      this.severities = [];
+      this.nums = [];
+      this.details = [];
+    }
     this.codes.push(code);
     this.severities.push(severity);
     this.nums.push(line, column);

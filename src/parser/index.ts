@@ -1,6 +1,7 @@
 // `robots-gate/parser`: RFC 9309 parsing and matching. No Node built-ins: runs in browsers, Deno, workers.
 export type {
   RobotsTxt,
+  AgentPolicy,
   MatchResult,
   Diagnostic,
   DiagnosticCode,

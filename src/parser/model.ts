@@ -62,7 +62,7 @@ class ModelBuilder implements LineHandler, Model {
   readonly ruleLines = new IntList();
   readonly sitemaps: string[] = [];
   /** The sitemaps seen, for de-duplication in constant time (a file may list 10,000 of them). */
-  private sitemapSet: Set<string> | null = new Set<string>();
+  private sitemapSet: Set<string> | null = null;
   readonly usage: UsageRecord[] = [];
   private current: GroupRecord | null = null;
   private readonly lenientKinds: Leniency[] = [];
@@ -188,8 +188,9 @@ class ModelBuilder implements LineHandler, Model {
 
   private addSitemap(url: string): void {
     // The same sitemap listed twice is reported once.
-    if (this.sitemapSet!.has(url)) return;
-    this.sitemapSet!.add(url);
+    const seen = (this.sitemapSet ??= new Set());
+    if (seen.has(url)) return;
+    seen.add(url);
     this.sitemaps.push(url);
   }
 

@@ -32,6 +32,13 @@ for (let c = 0; c < 128; c++) {
   else ASCII_CLASS[c] = 1;
 }
 
+/**
+ * 1 for ASCII characters that stand for themselves in a pattern: kept as they are by the normal form,
+ * and neither `*`, `$` nor `%`. A pattern made only of these matches by plain comparison.
+ */
+export const PLAIN = new Uint8Array(128);
+for (let c = 0; c < 128; c++) PLAIN[c] = ASCII_CLASS[c] === 0 && c !== 42 && c !== 36 ? 1 : 0;
+
 function hexValue(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
   if (c >= 65 && c <= 70) return c - 55;

@@ -56,32 +56,45 @@ export class RuleIndex {
   /** Rules after merging identical ones. */
   readonly size: number;
 
-  constructor(source: RuleSource, ids: readonly number[]) {
+  constructor(source: RuleSource, ids: ArrayLike<number>) {
     const text = source.text;
     this.text = text;
     // Identical rules (same type, same text) are merged before anything is compiled: the first one is
-    // kept for its line number, and a file of 15,000 copies of one line compiles one pattern.
-    const seenAllow = new Set<string>();
-    const seenDisallow = new Set<string>();
+    // kept for its line number, and a file of 15,000 copies of one line compiles one pattern. Rules
+    // are told apart by a hash of their range of the text, compared in place on a collision, so no
+    // rule's text is copied to be looked up.
+    const firstByHash = new Map<number, number>(); // hash -> index in unique, or -1: see collisions
+    let collisions: Map<number, number[]> | undefined;
     const unique: number[] = [];
-    const raws: string[] = [];
-    let previousRaw = '';
+    let previousStart = -1;
+    let previousLength = -1;
     let previousAllow = false;
-    for (const id of ids) {
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]!;
       const start = source.ruleStarts.get(id);
       const length = source.ruleEnds.get(id) - start;
       const allow = source.ruleLines.get(id) > 0;
-      // Runs of one repeated line are the common case: compare with the previous rule in place
-      // (native startsWith, no slice) before hashing anything.
-      if (allow === previousAllow && length === previousRaw.length && text.startsWith(previousRaw, start)) continue;
-      const raw = text.slice(start, start + length);
-      previousRaw = raw;
+      // Runs of one repeated line are the common case: compare with the previous rule first.
+      if (allow === previousAllow && length === previousLength && sameRange(text, previousStart, start, length)) continue;
+      previousStart = start;
+      previousLength = length;
       previousAllow = allow;
-      const seen = allow ? seenAllow : seenDisallow;
-      if (seen.has(raw)) continue;
-      seen.add(raw);
+      const h = rangeHash(text, start, length, allow);
+      const seen = firstByHash.get(h);
+      if (seen !== undefined) {
+        if (seen >= 0) {
+          const other = unique[seen]!;
+          if (isSameRule(source, other, start, length, allow)) continue;
+        } else if (collisions!.get(h)!.some((u) => isSameRule(source, unique[u]!, start, length, allow))) continue;
+        // A real collision: keep every rule with this hash in a list.
+        if (seen >= 0) {
+          collisions ??= new Map();
+          collisions.set(h, [seen]);
+          firstByHash.set(h, -1);
+        }
+        collisions!.get(h)!.push(unique.length);
+      } else firstByHash.set(h, unique.length);
       unique.push(id);
-      raws.push(raw);
     }
     const n = unique.length;
     this.size = n;
@@ -90,14 +103,16 @@ export class RuleIndex {
     const priority = new Int32Array(n);
     const flags = new Uint8Array(n);
     const restIndex = new Int32Array(n).fill(-1);
+    const heads: string[] = new Array(n);
     const rests: (readonly string[])[] = [];
     const auxParts: string[] = [];
     let auxLength = 0;
     for (let i = 0; i < n; i++) {
       const id = unique[i]!;
       const start = source.ruleStarts.get(id);
-      const p = compilePattern(raws[i]!);
+      const p = compilePattern(text.slice(start, source.ruleEnds.get(id)));
       const head = p.pieces[0]!;
+      heads[i] = head;
       let f = (source.ruleLines.get(id) > 0 ? ALLOW : 0) | (p.anchored ? ANCHORED : 0);
       if (text.startsWith(head, start)) {
         pStart[i] = start;
@@ -117,29 +132,15 @@ export class RuleIndex {
     }
     const aux = auxParts.join('');
     this.aux = aux;
-    const prefixOf = (i: number): string => (flags[i]! & AUX ? aux : text);
-    const comparePrefixes = (a: number, b: number): number => {
-      const sa = prefixOf(a);
-      const sb = prefixOf(b);
-      const la = pLength[a]!;
-      const lb = pLength[b]!;
-      const oa = pStart[a]!;
-      const ob = pStart[b]!;
-      const len = la < lb ? la : lb;
-      for (let k = 0; k < len; k++) {
-        const d = sa.charCodeAt(oa + k) - sb.charCodeAt(ob + k);
-        if (d !== 0) return d;
-      }
-      return la - lb;
-    };
+    // Native string comparison (UTF-16 code units, as `<` does): many rules share long prefixes, and a
+    // comparator walking them character by character was a quarter of the index's cost.
     const order = Array.from({ length: n }, (_, i) => i);
-    order.sort(
-      (a, b) =>
-        comparePrefixes(a, b) ||
-        priority[b]! - priority[a]! ||
-        (flags[b]! & ALLOW) - (flags[a]! & ALLOW) ||
-        a - b,
-    );
+    order.sort((a, b) => {
+      const ha = heads[a]!;
+      const hb = heads[b]!;
+      if (ha !== hb) return ha < hb ? -1 : 1;
+      return priority[b]! - priority[a]! || (flags[b]! & ALLOW) - (flags[a]! & ALLOW) || a - b;
+    });
     // Lay the sorted rules out in their final arrays and find the entries (distinct prefixes).
     this.prefixStart = new Int32Array(n);
     this.prefixLength = new Int32Array(n);
@@ -160,13 +161,13 @@ export class RuleIndex {
       this.flags[k] = flags[i]!;
       this.ruleId[k] = unique[i]!;
       this.restIndex[k] = restIndex[i]!;
-      if (previous >= 0 && comparePrefixes(previous, i) === 0) continue;
+      if (previous >= 0 && heads[previous] === heads[i]) continue;
       previous = i;
       while (stack.length) {
         const top = order[entryFirst[stack[stack.length - 1]!]!]!;
         // Is the top entry's prefix a prefix of this one?
         const lt = pLength[top]!;
-        if (lt <= pLength[i]! && comparePrefixPart(prefixOf(top), pStart[top]!, prefixOf(i), pStart[i]!, lt)) break;
+        if (lt <= pLength[i]! && heads[i]!.startsWith(heads[top]!)) break;
         stack.pop();
       }
       entryParent.push(stack.length ? stack[stack.length - 1]! : -1);
@@ -264,7 +265,13 @@ export class RuleIndex {
           const k = list[j]!;
           const p = priority[k]!;
           const f = flags[k]!;
-          if (p < bestPriority || (p === bestPriority && (flags[best]! & ALLOW || !(f & ALLOW)))) break;
+          // Lists run best first; on a full tie the earlier rule of this entry wins, as in the
+          // entry's own scan above (and as rule-scan.ts decides), whatever trigram found it first.
+          if (p < bestPriority) break;
+          if (p === bestPriority) {
+            const bestAllow = flags[best]! & ALLOW;
+            if ((bestAllow && !(f & ALLOW)) || (bestAllow === (f & ALLOW) && !(best >= first && best < last && k < best))) break;
+          }
           if (this.tried[k] === check) continue;
           this.tried[k] = check;
           if (matchRest(this.rests[this.restIndex[k]!]!, (f & ANCHORED) !== 0, target, start + length, end)) {
@@ -279,14 +286,27 @@ export class RuleIndex {
   }
 }
 
+function sameRange(text: string, a: number, b: number, length: number): boolean {
+  if (a === b) return true;
+  for (let k = 0; k < length; k++) if (text.charCodeAt(a + k) !== text.charCodeAt(b + k)) return false;
+  return true;
+}
+
+function isSameRule(source: RuleSource, id: number, start: number, length: number, allow: boolean): boolean {
+  const s = source.ruleStarts.get(id);
+  return (source.ruleLines.get(id) > 0) === allow && source.ruleEnds.get(id) - s === length && sameRange(source.text, s, start, length);
+}
+
+/** FNV-1a over a range of the text and the rule's type. */
+function rangeHash(text: string, start: number, length: number, allow: boolean): number {
+  let h = allow ? 0x811c9dc5 : 0x050c5d1f;
+  for (let k = 0; k < length; k++) h = Math.imul(h ^ text.charCodeAt(start + k), 0x01000193);
+  return h | 0;
+}
+
 /** Three characters of normalised (ASCII) text as one number. */
 function trigram(s: string, i: number): number {
   return (s.charCodeAt(i) << 14) | (s.charCodeAt(i + 1) << 7) | s.charCodeAt(i + 2);
-}
-
-function comparePrefixPart(a: string, oa: number, b: string, ob: number, len: number): boolean {
-  for (let k = 0; k < len; k++) if (a.charCodeAt(oa + k) !== b.charCodeAt(ob + k)) return false;
-  return true;
 }
 
 /** Compare prefix s[o, o+len) with target[start, end) by UTF-16 code units, like `<` on strings. */

@@ -130,6 +130,23 @@ export interface GroupInfo {
   readonly crawlDelay: { readonly seconds: number; readonly line: number } | undefined;
 }
 
+/**
+ * The rules of one file that apply to one crawler (the groups naming it, merged, else the `*` groups:
+ * RFC 9309 §2.2.1), kept apart from the file: what a cache holds per origin. Answers exactly as
+ * `RobotsTxt.check` does for that crawler.
+ */
+export interface AgentPolicy {
+  /** The group(s) that apply; null when none does (then every URL is allowed). */
+  readonly group: GroupRef | null;
+  /** Crawl-delay in SECONDS from the groups that apply, or undefined. */
+  readonly crawlDelay: number | undefined;
+  /** May the crawler fetch `url` (absolute http(s), or a path beginning with `/`)?
+   *  @throws TypeError naming the URL when it cannot be parsed. */
+  isAllowed(url: string | URL): boolean;
+  /** Like isAllowed, with the deciding rule and the group (RFC 9309 §2.2.2). */
+  check(url: string | URL): MatchResult;
+}
+
 /** A parsed robots.txt file. Any byte sequence parses; nothing here throws except on a bad URL. */
 export interface RobotsTxt {
   /** May `userAgent` fetch `url`? `url`: absolute (http/https) or a path beginning with `/`.
@@ -156,6 +173,14 @@ export interface RobotsTxt {
   usage(url: string | URL, userAgent: string): UsageMatch;
   /** Every usage line of the file in file order (`scope` says whether it stood in a group). */
   readonly usageLines: readonly UsageLine[];
+  /**
+   * The policy for one crawler, holding a copy of only its rules (not the file's text or model), for
+   * caches that keep many origins. `productTokens`: a User-Agent string or bare token, read as
+   * `check` reads one; or an ordered list of product tokens, of which the first that some group names
+   * decides (`['MyBot-News', 'MyBot']`), the `*` groups applying only when none is named.
+   * @throws TypeError when productTokens is neither a string nor an array of strings.
+   */
+  policyFor(productTokens: string | readonly string[]): AgentPolicy;
 }
 
 export interface LintOptions extends ParseOptions {}

@@ -1,0 +1,140 @@
+// The rules that apply to one crawler (RFC 9309 §2.2.1: the groups naming it, merged, else the `*`
+// groups), and how its checks are answered. A broad crawl asks a few URLs per origin, so the first
+// checks scan the rules directly (rule-scan.ts) and the index (rule-index.ts), which costs about 20
+// scans to build, is built only once the policy has been asked enough for it to pay.
+//
+// A policy reads its rules from a RuleSource: the parse's model (RobotsTxt.check), or a compact copy
+// of just these rules (RobotsTxt.policyFor), which keeps neither the file's text nor its model.
+
+import { RuleIndex, type RuleSource } from './rule-index.js';
+import { NEEDS_INDEX, scanRules, type ScanPattern } from './rule-scan.js';
+import { locateTarget, targetEnd, targetStart, targetText } from './target.js';
+import type { AgentPolicy, GroupRef, MatchResult, RuleRef } from './types.js';
+
+/** Checks answered by scanning before the index is built. */
+export const INDEX_AFTER_CHECKS = 16;
+/** Up to this many rules, a scan is as fast as the index: none is built. */
+const SCAN_ONLY_MAX_RULES = 4;
+
+/** Where a policy's index comes from when several policies share one (tokens named by the same groups). */
+export type IndexCache = (key: string, build: () => RuleIndex) => RuleIndex;
+
+export class Policy implements AgentPolicy {
+  #index: RuleIndex | undefined;
+  #checks = 0;
+  /** The rules the scan has compiled (see scanRules); created on the first one. */
+  scanCache: Map<number, ScanPattern> | undefined;
+  readonly #count: number;
+
+  /**
+   * @param ids rule ids into `source`, in file order; null for all of source's rules 0 to count - 1.
+   * @param groupIds the model's groups these rules come from (none for a detached policy); policies
+   *   of the same groups share one index through `indexes`.
+   */
+  constructor(
+    private readonly source: RuleSource,
+    private readonly ids: Int32Array | null,
+    count: number,
+    readonly group: GroupRef | null,
+    readonly crawlDelay: number | undefined,
+    readonly groupIds: readonly number[] = [],
+    private readonly indexes?: IndexCache,
+  ) {
+    this.#count = count;
+  }
+
+  /** Rules in this policy (before identical ones are merged). */
+  get size(): number {
+    return this.#count;
+  }
+
+  isAllowed(url: string | URL): boolean {
+    locateTarget(url);
+    if (this.group === null || isRobotsTxtPath()) return true;
+    const rule = this.match(targetText, targetStart, targetEnd);
+    return rule < 0 || this.source.ruleLines.get(rule) > 0;
+  }
+
+  check(url: string | URL): MatchResult {
+    locateTarget(url);
+    if (this.group === null) return { allowed: true, rule: null, group: null };
+    if (isRobotsTxtPath()) return { allowed: true, rule: null, group: this.group };
+    const rule = this.match(targetText, targetStart, targetEnd);
+    if (rule < 0) return { allowed: true, rule: null, group: this.group };
+    const ref = this.ruleRef(rule);
+    return { allowed: ref.type === 'allow', rule: ref, group: this.group };
+  }
+
+  /** The deciding rule's id in the source for text[start, end) (normalised path + query), or -1. */
+  match(text: string, start: number, end: number): number {
+    if (this.#index !== undefined) return this.#index.match(text, start, end);
+    if (this.#count <= SCAN_ONLY_MAX_RULES || ++this.#checks <= INDEX_AFTER_CHECKS) {
+      const rule = scanRules(this.source, this.ids, this.#count, this, text, start, end);
+      if (rule !== NEEDS_INDEX) return rule;
+    }
+    this.scanCache = undefined;
+    this.#index = this.indexes ? this.indexes(this.groupIds.join(','), () => this.#build()) : this.#build();
+    return this.#index.match(text, start, end);
+  }
+
+  ruleRef(id: number): RuleRef {
+    const l = this.source.ruleLines.get(id);
+    const pattern = this.source.text.slice(this.source.ruleStarts.get(id), this.source.ruleEnds.get(id));
+    return Object.freeze({ type: l > 0 ? 'allow' : 'disallow', pattern, line: l > 0 ? l : -l });
+  }
+
+  /** The same policy over a compact copy of its rules, holding no reference to the file or model. */
+  detach(): Policy {
+    const n = this.#count;
+    const parts: string[] = new Array(n);
+    // offsets[k], offsets[k + 1]: rule k's range in the joined text; lines after the n + 1 offsets.
+    const table = new Int32Array(2 * n + 1);
+    let at = 0;
+    for (let k = 0; k < n; k++) {
+      const id = this.ids === null ? k : this.ids[k]!;
+      const s = this.source.ruleStarts.get(id);
+      const e = this.source.ruleEnds.get(id);
+      parts[k] = this.source.text.slice(s, e);
+      table[k] = at;
+      at += e - s;
+      table[n + 1 + k] = this.source.ruleLines.get(id);
+    }
+    table[n] = at;
+    return new Policy(new CompactRules(flatCopy(parts), table, n), null, n, this.group, this.crawlDelay);
+  }
+
+  #build(): RuleIndex {
+    const ids = this.ids ?? Int32Array.from({ length: this.#count }, (_, k) => k);
+    return new RuleIndex(this.source, ids);
+  }
+}
+
+/** Rules 0 to n - 1 as ranges of one string, their bounds and lines in one Int32Array. */
+class CompactRules implements RuleSource {
+  readonly ruleStarts: { get(i: number): number };
+  readonly ruleEnds: { get(i: number): number };
+  readonly ruleLines: { get(i: number): number };
+
+  constructor(readonly text: string, table: Int32Array, n: number) {
+    this.ruleStarts = { get: (i) => table[i]! };
+    this.ruleEnds = { get: (i) => table[i + 1]! };
+    this.ruleLines = { get: (i) => table[n + 1 + i]! };
+  }
+}
+
+/**
+ * The pieces joined into a new flat string. A slice of a long string may be a view that keeps the
+ * whole parent alive; a cached policy must hold its rules' text only, not the file's.
+ */
+function flatCopy(parts: string[]): string {
+  const joined = parts.join('');
+  // join() of a single element may return that element (a view of the file's text) as is.
+  return parts.length === 1 && joined.length > 0 ? (' ' + joined).slice(1) : joined;
+}
+
+/** RFC 9309 §2.2.2: "/robots.txt" is implicitly allowed. */
+function isRobotsTxtPath(): boolean {
+  const len = 11; // '/robots.txt'.length
+  if (targetEnd - targetStart < len || !targetText.startsWith('/robots.txt', targetStart)) return false;
+  return targetEnd - targetStart === len || targetText.charCodeAt(targetStart + len) === 63 /* ? */;
+}
