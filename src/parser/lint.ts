@@ -63,10 +63,14 @@ function checkGroup(rules: LintRule[], report: Report): void {
       else prefixRules.set(r.pattern.pieces[0]!, [r]);
     }
   }
+  // Only the lengths some prefix rule has are looked up: trying every length of a 500 KiB rule's
+  // first piece hashed a new prefix string per length, quadratic in the rule's length.
+  const lengths = [...new Set([...prefixRules.keys()].map((k) => k.length))].sort((a, b) => a - b);
   for (const r of first.values()) {
     const head = r.pattern.pieces[0]!;
     let shadowed = false;
-    for (let len = 0; len <= head.length && !shadowed; len++) {
+    for (let i = 0; i < lengths.length && lengths[i]! <= head.length && !shadowed; i++) {
+      const len = lengths[i]!;
       const candidates = prefixRules.get(len === head.length ? head : head.slice(0, len));
       if (!candidates) continue;
       for (const s of candidates) {
