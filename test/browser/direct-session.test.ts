@@ -6,12 +6,13 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../src/browser/index.js';
 import { directBrowserSession, directContextId, directPageChannel } from '../../src/browser/direct-session.js';
 import { connectChromium } from './fixtures.js';
+import { startAll } from '../helpers/start-all.js';
 
 let inProcess: Browser;
 let connected: Awaited<ReturnType<typeof connectChromium>>;
 
 beforeAll(async () => {
-  [inProcess, connected] = await Promise.all([launchChromium(), connectChromium()]);
+  await startAll([launchChromium().then((b) => (inProcess = b)), connectChromium().then((c) => (connected = c))]);
 });
 afterAll(async () => {
   await inProcess?.close();

@@ -19,6 +19,7 @@ import {
   type GatedRequest,
 } from '../../src/browser/index.js';
 import { connectChromium, startOrigins, type Origins } from './fixtures.js';
+import { startAll } from '../helpers/start-all.js';
 
 const UA = 'GateTestBot/1.0 (+https://example.test/bot)';
 const H = '127.0.0.1';
@@ -37,7 +38,7 @@ describe.each(modes)('%s', (mode, open) => {
   let o: Origins;
 
   beforeAll(async () => {
-    [{ browser, close }, o] = await Promise.all([open(), startOrigins()]);
+    await startAll([open().then((b) => ({ browser, close } = b)), startOrigins().then((x) => (o = x))]);
   });
   afterAll(async () => {
     await close?.();

@@ -7,6 +7,7 @@ import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../../src/browser/index.js';
 import { gateBrowser, gatePage, type PuppeteerGatedRequest } from '../../src/puppeteer/index.js';
 import { startOrigins, type Origins } from '../browser/fixtures.js';
 import { startVirtualHosts } from '../helpers/hosts.js';
+import { startAll } from '../helpers/start-all.js';
 
 const UA = 'GateTestBot/1.0 (+https://example.test/bot)';
 const H = '127.0.0.1';
@@ -18,7 +19,7 @@ export function launchPuppeteer(): Promise<Browser> {
 let browser: Browser;
 let o: Origins;
 beforeAll(async () => {
-  [browser, o] = await Promise.all([launchPuppeteer(), startOrigins()]);
+  await startAll([launchPuppeteer().then((b) => (browser = b)), startOrigins().then((x) => (o = x))]);
 });
 afterAll(async () => {
   await browser?.close();

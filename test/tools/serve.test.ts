@@ -11,6 +11,7 @@ import { writeAuditFixture } from './audit-fixture.js';
 import { ARTIFACTS, launchChromium } from './browser.js';
 import { runCli, startServe, type ServeProcess } from './cli.js';
 import { NOT_A_URL, runSmallCrawl } from './real-crawl.js';
+import { startAll } from '../helpers/start-all.js';
 
 const SITE_ROBOTS = 'User-agent: *\nDisallow: /private/\n\nUser-agent: SiteBot\nDisallow: /\nAllow: /public/\n';
 
@@ -42,10 +43,10 @@ beforeAll(async () => {
   });
   dir = writeAuditFixture();
   const resolve = [...hosts.resolve, `refused.test:${closedPort}:127.0.0.1`].flatMap((r) => ['--resolve', r]);
-  [serve, bare, browser] = await Promise.all([
-    startServe([dir, '--timeout', '1500', ...resolve]),
-    startServe([]),
-    launchChromium(),
+  await startAll([
+    startServe([dir, '--timeout', '1500', ...resolve]).then((s) => (serve = s)),
+    startServe([]).then((s) => (bare = s)),
+    launchChromium().then((b) => (browser = b)),
   ]);
 });
 

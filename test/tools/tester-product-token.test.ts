@@ -6,12 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEADERS, NAMING_FILE } from '../helpers/crawler-headers.js';
 import { launchChromium } from './browser.js';
 import { startServe, type ServeProcess } from './cli.js';
+import { startAll } from '../helpers/start-all.js';
 
 let serve: ServeProcess;
 let browser: Browser;
 
 beforeAll(async () => {
-  [serve, browser] = await Promise.all([startServe([]), launchChromium()]);
+  await startAll([startServe([]).then((s) => (serve = s)), launchChromium().then((b) => (browser = b))]);
 });
 afterAll(async () => {
   await browser?.close();
