@@ -189,6 +189,37 @@ function explain(v: UrlVerdict): string {
   return `${name}: ${v.rule.pattern} on line ${v.rule.line}, in the ${group}.`;
 }
 
+/** `https://host:port` of a URL, or undefined when it is none. */
+function originOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The origin the file in the view governs: the one it was fetched from; for a paste, the first
+ *  checked URL's (a robots.txt governs its own origin only, RFC 9309 §2.3). */
+function fileOrigin(res: EvaluateResponse): { origin: string; fetched: boolean } | undefined {
+  const fetched = held?.url ? originOf(held.url) : undefined;
+  if (fetched) return { origin: fetched, fetched: true };
+  for (const v of res.verdicts) {
+    const o = v.error ? undefined : originOf(v.url);
+    if (o) return { origin: o, fetched: false };
+  }
+  return undefined;
+}
+
+/** A warning for a URL on another origin than the file's: it is judged here by a file that is not
+ *  its robots.txt, so the verdict says nothing about what its own site allows. */
+function otherOrigin(v: UrlVerdict, file: { origin: string; fetched: boolean } | undefined): string | undefined {
+  const o = v.error ? undefined : originOf(v.url);
+  if (!file || !o || o === file.origin) return undefined;
+  const whose = file.fetched ? `this file is ${file.origin}'s robots.txt` : `not the first URL's (${file.origin}), and one robots.txt governs one origin`;
+  return `Another origin: ${whose}. ${o} has its own at ${o}/robots.txt (RFC 9309 §2.3): this verdict is only what this file would say.`;
+}
+
 function renderVerdicts(): void {
   const res = last;
   verdictList.replaceChildren();
@@ -196,12 +227,15 @@ function renderVerdicts(): void {
     verdictList.append(el('li', { class: 'empty-note' }, 'Add URLs to check, one a line.'));
     return;
   }
+  const file = fileOrigin(res);
   res.verdicts.forEach((v, i) => {
     const kind = v.error ? 'invalid' : v.allowed ? 'allowed' : 'disallowed';
+    const warning = otherOrigin(v, file);
     const button = el('button', { type: 'button', 'aria-pressed': String(i === selected), 'data-verdict': kind },
       el('span', { class: `badge ${kind}` }, kind === 'invalid' ? 'not checked' : kind),
       el('span', { class: 'url' }, v.url),
       el('span', { class: 'why' }, explain(v)),
+      ...(warning ? [el('span', { class: 'other-origin', role: 'note' }, warning)] : []),
     );
     button.addEventListener('click', () => select(i));
     verdictList.append(el('li', {}, button));
