@@ -11,7 +11,7 @@ import { createResolvingAgent } from '../fetcher/resolving-agent.js';
 import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js';
 import { MemoryPolicyStore } from '../stores/memory-policy-store.js';
 import type { PolicyRecord, PolicyStore, RateLimiter } from '../stores/types.js';
-import { defaultLimiter } from '../politeness/pacer.js';
+import { defaultLimiter, type Cancellation } from '../politeness/pacer.js';
 import type { Interval } from '../politeness/interval.js';
 import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
 import { crawlerIdentity, tokenInForce } from './identity.js';
@@ -147,7 +147,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     return this.#check(url, options?.signal, undefined);
   }
 
-  #check(url: string | URL, signal: AbortSignal | undefined, via: Dispatcher.Dispatch | undefined): Promise<Decision> {
+  #check(url: string | URL, signal: Cancellation | undefined, via: Dispatcher.Dispatch | undefined): Promise<Decision> {
     let href: string;
     let origin: string;
     let hostname: string;
@@ -494,7 +494,7 @@ function blockedFor(d: Decision, pol: GatePoliteness): RobotsBlockedError | unde
 }
 
 /** `p`'s value, or a rejection with the signal's reason as soon as `signal` aborts. */
-function unlessAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+function unlessAborted<T>(p: Promise<T>, signal: Cancellation): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });

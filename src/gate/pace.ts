@@ -8,7 +8,7 @@
 import type { Dispatcher } from 'undici';
 import { kRobotsClock, type RobotsFetchClock } from '../fetcher/robots-fetcher.js';
 import type { Interval } from '../politeness/interval.js';
-import type { Pacer, Slot } from '../politeness/pacer.js';
+import type { Cancellation, Pacer, Slot } from '../politeness/pacer.js';
 import { retryAfterMs } from '../politeness/retry-after.js';
 
 /** Marks a request that holds its host's slot already: a pacing step below (a gate's interceptor
@@ -34,6 +34,30 @@ export interface PaceTerms {
   interval(): Interval;
   /** Back-off after a 429/503 ending at `endedAt` (ms since epoch): when the host opens again. */
   backoff(retryAfter: string | undefined, endedAt: number): number;
+}
+
+/** An abort for one wait: an AbortController costs more than the rest of a warm request's pacing. */
+class WaitCancel implements Cancellation {
+  aborted = false;
+  reason: unknown = undefined;
+  #listeners: (() => void)[] | undefined;
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const ls = this.#listeners;
+    this.#listeners = undefined;
+    if (ls) for (const l of ls) l();
+  }
+  addEventListener(_type: 'abort', listener: () => void): void {
+    (this.#listeners ??= []).push(listener);
+  }
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const ls = this.#listeners;
+    if (!ls) return;
+    const i = ls.indexOf(listener);
+    if (i >= 0) ls.splice(i, 1);
+  }
 }
 
 /** Stands in for the dispatcher's controller until the request is dispatched, then forwards. */
@@ -76,7 +100,8 @@ class ReleasingHandler implements Handler {
   #released = false;
   constructor(
     readonly inner: Handler,
-    readonly ctl: WaitController,
+    /** undefined when dispatched at once: the handler sees the dispatcher's controller. */
+    readonly ctl: WaitController | undefined,
     readonly slot: Slot,
     readonly terms: PaceTerms,
   ) {}
@@ -89,15 +114,17 @@ class ReleasingHandler implements Handler {
     const backoff = this.#status === 429 || this.#status === 503 ? this.terms.backoff(this.#retryAfter, endedAt) : undefined;
     this.slot.release(endedAt, backoff).catch(() => {});
   }
-  onRequestStart(controller: Controller): void {
-    const aborted = this.ctl.aborted;
-    const reason = this.ctl.reason;
-    this.ctl.real = controller;
+  onRequestStart(controller: Controller, context: unknown): void {
+    const ctl = this.ctl;
+    if (ctl === undefined) return this.inner.onRequestStart?.(controller, context);
+    const aborted = ctl.aborted;
+    const reason = ctl.reason;
+    ctl.real = controller;
     if (aborted) controller.abort(reason ?? new Error('aborted'));
   }
   onRequestUpgrade(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>, socket: import('node:stream').Duplex): void {
     this.release();
-    this.inner.onRequestUpgrade?.(this.ctl, statusCode, headers, socket);
+    this.inner.onRequestUpgrade?.(this.ctl ?? controller, statusCode, headers, socket);
   }
   onResponseStart(controller: Controller, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
     if (statusCode >= 200) {
@@ -105,18 +132,18 @@ class ReleasingHandler implements Handler {
       const ra = headers['retry-after'];
       this.#retryAfter = Array.isArray(ra) ? ra[0] : ra;
     }
-    this.inner.onResponseStart?.(this.ctl, statusCode, headers, statusMessage);
+    this.inner.onResponseStart?.(this.ctl ?? controller, statusCode, headers, statusMessage);
   }
   onResponseData(controller: Controller, chunk: Buffer): void {
-    this.inner.onResponseData?.(this.ctl, chunk);
+    this.inner.onResponseData?.(this.ctl ?? controller, chunk);
   }
   onResponseEnd(controller: Controller, trailers: Record<string, string | string[] | undefined>): void {
     this.release();
-    this.inner.onResponseEnd?.(this.ctl, trailers);
+    this.inner.onResponseEnd?.(this.ctl ?? controller, trailers);
   }
   onResponseError(controller: Controller, err: Error): void {
     this.release();
-    this.inner.onResponseError?.(this.ctl, err);
+    this.inner.onResponseError?.(this.ctl ?? controller, err);
   }
 }
 
@@ -130,10 +157,23 @@ export function dispatchPaced(
   opts: Dispatcher.DispatchOptions,
   handler: Handler,
   terms: PaceTerms | undefined,
-  before?: (signal: AbortSignal) => Promise<Dispatcher.DispatchOptions>,
+  before?: (signal: Cancellation) => Promise<Dispatcher.DispatchOptions>,
 ): boolean {
   if (terms === undefined && before === undefined) return dispatch(opts, handler);
-  const wait = new AbortController();
+  if (before === undefined) {
+    // The common case for a warm host: its slot is open now; no wait, no stand-in controller.
+    const slot = terms!.pacer.takeNow(terms!.host, terms!.interval());
+    if (slot !== undefined) {
+      const h = new ReleasingHandler(handler, undefined, slot, terms!);
+      try {
+        return dispatch({ ...opts, [kPaced]: true } as Dispatcher.DispatchOptions, h);
+      } catch (err) {
+        h.release();
+        throw err;
+      }
+    }
+  }
+  const wait = new WaitCancel();
   let failed = false;
   const fail = (err: unknown) => {
     if (failed) return;
@@ -148,7 +188,7 @@ export function dispatchPaced(
   handler.onRequestStart?.(ctl, {});
   void (async () => {
     let sendOpts = opts;
-    if (before) sendOpts = await before(wait.signal);
+    if (before) sendOpts = await before(wait);
     if (ctl.aborted) return;
     if (terms === undefined) {
       // No slot: the handler sees the real controller from here on.
@@ -161,7 +201,7 @@ export function dispatchPaced(
     clock?.pause();
     let slot: Slot;
     try {
-      slot = await terms.pacer.take(terms.host, terms.interval(), wait.signal, terms.url);
+      slot = await terms.pacer.take(terms.host, terms.interval(), wait, terms.url);
     } finally {
       clock?.resume();
     }

@@ -4,7 +4,7 @@
 import { domainToASCII } from 'node:url';
 import { Dispatcher } from 'undici';
 import { hostInterval, type Interval, type IntervalTerms } from '../politeness/interval.js';
-import { pacerFor, type Pacer } from '../politeness/pacer.js';
+import { pacerFor, type Cancellation, type Pacer } from '../politeness/pacer.js';
 import type { RateLimiter } from '../stores/types.js';
 import { InvalidOptionError } from './errors.js';
 import type { ResolvedOptions } from './options.js';
@@ -25,7 +25,7 @@ export interface GateDoor {
   /** The `politeness` option: do the doors wait? */
   readonly paced: boolean;
   /** @param via the dispatch robots.txt goes through, if not the gate's own dispatcher. */
-  check(url: string, signal?: AbortSignal, via?: Dispatcher.Dispatch): Promise<Decision>;
+  check(url: string, signal?: Cancellation, via?: Dispatcher.Dispatch): Promise<Decision>;
   /** The gate's dispatcher, composed with pacing when `paced`. */
   dispatcher(paced: boolean): Dispatcher;
   /** The error for a decision the doors must not send (disallowed, Crawl-delay too long). */

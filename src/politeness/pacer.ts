@@ -35,10 +35,19 @@ export interface Slot {
   release(endedAt: number, notBefore?: number): Promise<void>;
 }
 
+/** What take() needs of a signal: an AbortSignal, or anything as light that acts like one (a door
+ *  that makes one per request must not pay for an AbortController each time). */
+export interface Cancellation {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 interface Waiter {
   readonly interval: Interval;
   readonly url: string | undefined;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: Cancellation | undefined;
   readonly since: number;
   resolve(slot: Slot): void;
   reject(err: unknown): void;
@@ -72,7 +81,7 @@ export class Pacer {
    * `interval.ms` since its last response ended, later after a back-off. FIFO per host here.
    * @throws (rejects) the signal's reason when `signal` aborts first: nothing is held then.
    */
-  take(host: string, interval: Interval, signal?: AbortSignal, url?: string): Promise<Slot> {
+  take(host: string, interval: Interval, signal?: Cancellation, url?: string): Promise<Slot> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<Slot>((resolve, reject) => {
       const w: Waiter = { interval, url, signal, since: Date.now(), resolve, reject, done: false, waited: false };
@@ -105,6 +114,19 @@ export class Pacer {
         };
       }
     });
+  }
+
+  /**
+   * The slot at once, without a wait or a promise, when the host has no waiter here and an
+   * in-process limiter grants it now; undefined otherwise (then take()).
+   */
+  takeNow(host: string, interval: Interval): Slot | undefined {
+    const limiter = this.limiter;
+    if (!(limiter instanceof MemoryRateLimiter) || this.#queues.has(host)) return undefined;
+    const r = limiter.tryAcquireSync(host, interval.ms, this.leaseMs);
+    if (!r.ok) return undefined;
+    const lease = r.lease;
+    return { lease, waitedMs: 0, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
   }
 
   /**

@@ -21,6 +21,11 @@ export class MemoryRateLimiter implements RateLimiter {
   constructor(private readonly now: () => number = Date.now) {}
 
   async tryAcquire(host: string, intervalMs: number, leaseMs: number): Promise<AcquireResult> {
+    return this.tryAcquireSync(host, intervalMs, leaseMs);
+  }
+
+  /** `tryAcquire` without the promise: a warm request on an open slot pays no extra tick. */
+  tryAcquireSync(host: string, intervalMs: number, leaseMs: number): AcquireResult {
     const now = this.now();
     let slot = this.slots.get(host);
     if (!slot) {
