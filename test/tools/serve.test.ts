@@ -313,7 +313,10 @@ describe('serve: the server', () => {
       </script>`);
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
-    const page = await browser.newPage();
+    const page = await browser.newPage().catch(async (err: unknown) => {
+      evil.close();
+      throw err;
+    });
     try {
       const port = (evil.address() as net.AddressInfo).port;
       const before = hosts.requests('forged.test').length;
@@ -442,30 +445,34 @@ describe('serve: the audit browser', () => {
 
   it('on a real crawl\'s DIR: the changed robots.txt and the URL it blocked (screenshot: test-artifacts/audit-crawl.png)', async () => {
     const crawlDir = await runSmallCrawl();
+    // Stopped however the rest fails, a browser page that will not open included.
     const crawlServe = await startServe([crawlDir]);
-    const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
     try {
-      await page.goto(`${crawlServe.url}/audit`);
-      await expect.poll(() => page.textContent('#audit-status')).toContain('11 requests to 2 hosts');
-      expect(await page.locator('#hosts tbody button').count()).toBe(2);
-      expect(await page.textContent('#not-urls h2')).toBe('Lines that were not URLs: 1');
-      expect(await page.locator('#not-urls tbody td:first-child').allTextContents()).toEqual([NOT_A_URL]);
-      const shop = page.locator('#hosts button[data-host^="shop.test:"]');
-      await shop.click();
-      await expect.poll(() => page.locator('#versions tbody tr').count()).toBe(2);
-      await expect.poll(() => page.textContent('#boundary')).toMatch(/^Changed at \d{4}-\d\d-\d\dT[\d:.]+Z \(run \S+\): requests that started after this were governed by #2\.$/);
-      const changed = await page.locator('#diff > div:not([data-kind="same"])').evaluateAll((els) => els.map((e) => e.textContent));
-      expect(changed).toEqual(['3+ Disallow: /checkout']);
-      const blockedRows = await page.locator('#blocked tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll("td")).map((td) => td.textContent)));
-      expect(blockedRows.map((r) => [new URL(r[0]!).pathname, r[2]])).toEqual([
-        ['/cart', 'line 2: /cart'],
-        ['/checkout', 'line 3: /checkout'],
-      ]);
-      // /checkout is disallowed only by the second version.
-      expect(blockedRows[1]![3]).toBe('#2');
-      await page.screenshot({ path: path.join(ARTIFACTS, 'audit-crawl.png'), fullPage: true });
+      const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
+      try {
+        await page.goto(`${crawlServe.url}/audit`);
+        await expect.poll(() => page.textContent('#audit-status')).toContain('11 requests to 2 hosts');
+        expect(await page.locator('#hosts tbody button').count()).toBe(2);
+        expect(await page.textContent('#not-urls h2')).toBe('Lines that were not URLs: 1');
+        expect(await page.locator('#not-urls tbody td:first-child').allTextContents()).toEqual([NOT_A_URL]);
+        const shop = page.locator('#hosts button[data-host^="shop.test:"]');
+        await shop.click();
+        await expect.poll(() => page.locator('#versions tbody tr').count()).toBe(2);
+        await expect.poll(() => page.textContent('#boundary')).toMatch(/^Changed at \d{4}-\d\d-\d\dT[\d:.]+Z \(run \S+\): requests that started after this were governed by #2\.$/);
+        const changed = await page.locator('#diff > div:not([data-kind="same"])').evaluateAll((els) => els.map((e) => e.textContent));
+        expect(changed).toEqual(['3+ Disallow: /checkout']);
+        const blockedRows = await page.locator('#blocked tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll("td")).map((td) => td.textContent)));
+        expect(blockedRows.map((r) => [new URL(r[0]!).pathname, r[2]])).toEqual([
+          ['/cart', 'line 2: /cart'],
+          ['/checkout', 'line 3: /checkout'],
+        ]);
+        // /checkout is disallowed only by the second version.
+        expect(blockedRows[1]![3]).toBe('#2');
+        await page.screenshot({ path: path.join(ARTIFACTS, 'audit-crawl.png'), fullPage: true });
+      } finally {
+        await page.close();
+      }
     } finally {
-      await page.close();
       await crawlServe.stop();
       rmSync(path.dirname(crawlDir), { recursive: true, force: true });
     }
