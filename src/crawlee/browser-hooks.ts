@@ -24,7 +24,7 @@ interface PageLike {
 }
 
 interface Handle {
-  on(event: 'blocked', fn: (entry: GatedRequest<unknown, unknown>) => void): unknown;
+  on(event: 'blocked' | 'allowed', fn: (entry: GatedRequest<DriverRequest, unknown>) => void): unknown;
   dispose(): Promise<void>;
 }
 
@@ -39,12 +39,33 @@ interface PageState {
   navigation: Promise<Decision | null>;
 }
 
+/** What is read of the driver's request: its response (Playwright: a promise; Puppeteer: now or null). */
+interface DriverRequest {
+  response(): unknown;
+}
+
+/** The HTTP status of an allowed request, when the driver has it within `ms`; else null. */
+async function statusOf(request: DriverRequest | null, ms: number): Promise<number | null> {
+  try {
+    const pending = Promise.resolve(request?.response()) as Promise<{ status(): number } | null | undefined>;
+    const timeout = new Promise<null>((r) => setTimeout(() => r(null), ms).unref?.());
+    return (await Promise.race([pending, timeout]))?.status() ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** How long an allowed request's row waits for its response status. */
+const STATUS_WAIT_MS = 5_000;
+
 /** How long a failed navigation waits for the gate to report the block that failed it. */
 const REPORT_WAIT_MS = 1_500;
 
 export interface BrowserGateHooks {
   /** The decision that failed `context`'s navigation (net::ERR_BLOCKED_BY_CLIENT), if the gate made one. */
   blockedNavigation(context: { page?: unknown; request: { url: string } }, error: unknown): Promise<Decision | undefined>;
+  /** Settles once every row still waiting for its response status is written. */
+  settled(): Promise<void>;
 }
 
 export function browserHooks(
@@ -53,6 +74,7 @@ export function browserHooks(
   o: { takeSlot: TakeSlot; record?: (a: Attempt) => void },
 ): BrowserGateHooks {
   const pages = new WeakMap<object, PageState>();
+  const pendingRows = new Set<Promise<void>>();
 
   const open = async (page: PageLike): Promise<PageState> => {
     const known = pages.get(page);
@@ -85,6 +107,27 @@ export function browserHooks(
         final: true,
       });
     });
+    if (o.record) {
+      // Every attempt gets its row; listening to `allowed` makes the driver report each request here.
+      handle.on('allowed', (e) => {
+        if (e.isNavigation && e.redirectedFrom === null && e.url === state.url) return; // the page's row comes after navigation
+        const row = statusOf(e.request, STATUS_WAIT_MS).then((status) =>
+          o.record!({
+            url: e.url,
+            startMs: Date.parse(e.at),
+            endMs: Date.now(),
+            outcome: e.decision?.overridden ? 'overridden' : 'fetched',
+            decision: e.decision,
+            status,
+            kind: e.isNavigation ? (e.redirectedFrom ? 'redirect' : 'page') : 'subresource',
+            parentUrl: e.redirectedFrom ?? (e.frameUrl || null),
+            final: true,
+          }),
+        );
+        pendingRows.add(row);
+        void row.finally(() => pendingRows.delete(row));
+      });
+    }
     pages.set(page, state);
     page.once('close', () => {
       state.slot?.release();
@@ -120,6 +163,9 @@ export function browserHooks(
   });
 
   return {
+    async settled() {
+      await Promise.allSettled([...pendingRows]);
+    },
     async blockedNavigation(context, error) {
       if (!/ERR_BLOCKED_BY_CLIENT/.test(String((error as Error)?.message ?? error))) return undefined;
       const state = context.page ? pages.get(context.page) : undefined;

@@ -215,6 +215,7 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
   c.run = async (...args: unknown[]) => {
     try {
       const stats = await run(...args);
+      await browser?.settled();
       end('completed');
       return stats;
     } catch (err) {

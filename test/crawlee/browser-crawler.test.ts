@@ -63,6 +63,9 @@ describe.each(crawlers)('%s gated by robots-gate', (name, make) => {
 
     const rows = audit.rows;
     expect(rows.filter((r) => r.kind === 'subresource' && r.outcome === 'blocked').length).toBeGreaterThanOrEqual(8);
+    // The allowed origin's four subresources were attempts too.
+    const fetched = rows.filter((r) => r.kind === 'subresource' && r.outcome === 'fetched' && r.host === `${H}:${o.allowing.port}`);
+    expect(fetched.map((r) => new URL(r.url).pathname).sort()).toEqual(['/api/data.json', '/assets/app.js', '/assets/logo.png', '/assets/site.css']);
     expect(rows.find((r) => r.url === o.url(o.page, '/') && r.kind === 'page')).toMatchObject({ outcome: 'fetched', status: 200 });
     expect(rows.find((r) => r.url === o.url(o.allowing, marker))).toMatchObject({ outcome: 'blocked', ruleLine: 2 });
     for (const r of o.allowing.requests(H).slice(before)) expect(r.userAgent).toBe(UA);

@@ -167,3 +167,28 @@ describe("BasicCrawler's sendRequest", () => {
     await gate.close();
   });
 });
+
+describe('addRequests', () => {
+  test('refuses a disallowed URL up front only when its robots.txt is known; an unknown origin is not fetched at enqueue', async () => {
+    const fresh = await startVirtualHosts({ [H]: site('User-agent: *\nDisallow: /private/\n') });
+    const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0 });
+    try {
+      const skipped: RobotsSkip[] = [];
+      const crawler = new BasicCrawler({ requestHandler: async () => {}, onSkippedRequest: async (s) => void skipped.push(s as RobotsSkip) }, config());
+      gateCrawler(crawler, gate);
+      await gate.check(`${a.origin(H)}/`); // a's robots.txt is known from here on
+      const known = `${a.origin(H)}/private/enqueued.html`;
+      const unknown = `${fresh.origin(H)}/private/enqueued.html`;
+      await crawler.addRequests([known, unknown], { waitForAllRequestsToBeAdded: true });
+      expect(skipped.map((s) => s.url)).toEqual([known]);
+      expect(skipped[0]?.decision?.rule?.line).toBe(2);
+      expect(fresh.log).toEqual([]); // nothing fetched at enqueue time
+      await crawler.run();
+      expect(skipped.map((s) => s.url)).toEqual([known, unknown]);
+      expect(fresh.requests(H).map((r) => r.path)).toEqual(['/robots.txt']);
+    } finally {
+      await gate.close();
+      await fresh.close();
+    }
+  });
+});
