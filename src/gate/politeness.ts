@@ -53,6 +53,8 @@ export class GatePoliteness {
   readonly #exemptHosts: ReadonlySet<string>;
   readonly #exemptOrigins: ReadonlySet<string>;
   readonly #viaDispatch = new WeakMap<Dispatcher.Dispatch, Dispatcher>();
+  /** Dispatch origins as parsed (a request's `opts.origin`): one `new URL` per origin, not per request. */
+  readonly #origins = new Map<string, { origin: string; hostname: string; host: string } | null>();
 
   constructor(limiter: RateLimiter, o: ResolvedOptions, lookup: HostLookup, exempt: readonly string[] | ((url: URL) => boolean) | undefined) {
     this.pacer = pacerFor(limiter);
@@ -113,19 +115,25 @@ export class GatePoliteness {
 
   /** How a request to `origin` + `path` waits; undefined when it does not (exempt). */
   terms(origin: string, path: string, force = false): PaceTerms | undefined {
-    let u: URL;
-    try {
-      u = new URL(origin);
-    } catch {
-      return undefined;
+    let u = this.#origins.get(origin);
+    if (u === undefined) {
+      try {
+        const p = new URL(origin);
+        u = { origin: p.origin, hostname: p.hostname, host: p.host };
+      } catch {
+        u = null;
+      }
+      if (this.#origins.size >= 10_000) this.#origins.clear();
+      this.#origins.set(origin, u);
     }
+    if (u === null) return undefined;
     const url = u.origin + path;
     if (!force && this.isExempt(url, u.origin, u.hostname)) return undefined;
     return {
       pacer: this.pacer,
       host: u.host,
       url,
-      interval: () => this.interval(u.origin, u.hostname),
+      interval: () => this.interval(u!.origin, u!.hostname),
       backoff: (retryAfter, endedAt) => backoffUntil(retryAfter, endedAt, this.#o.defaultBackoffMs, this.#o.maxBackoffMs),
     };
   }
