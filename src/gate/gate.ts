@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import { Agent, type Dispatcher } from 'undici';
 import { parseRobotsTxt } from '../parser/index.js';
-import type { RobotsTxt } from '../parser/types.js';
+import type { AgentPolicy, RobotsTxt } from '../parser/types.js';
 import { fetchRobotsTxt } from '../fetcher/robots-fetcher.js';
 import { createResolvingAgent } from '../fetcher/resolving-agent.js';
 import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js';
@@ -24,10 +24,19 @@ import { observedSha256, recordFromFetch } from './policy-record.js';
 import { isReserved, signalsFromRobots, usageVerdict, type Purpose, type UsageVerdict } from '../usage/index.js';
 import type { Decision, DecisionReason, GatePolicyRecord, PolicyChange, PolicyStamp } from './types.js';
 
-/** A record made ready for deciding: parsed once, stamp built once, shared by every decision. */
+/**
+ * A record made ready for deciding: parsed once, stamp built once, shared by every decision. It keeps
+ * what deciding for this gate's token needs and no more (a broad crawl caches 100,000 origins): the
+ * rules of the groups that apply, not the file's text, model or other groups; the text stays in the
+ * store (and the audit).
+ */
 interface Entry {
+  /** The record without its body text. */
   readonly record: GatePolicyRecord;
-  readonly robots: RobotsTxt | null;
+  /** The rules that apply to `token`, apart from the file; null unless the record is parsed. */
+  readonly policy: AgentPolicy | null;
+  /** The parsed file, kept only when it has usage lines (Content-Usage, Content-Signal): most have none. */
+  readonly usage: RobotsTxt | null;
   readonly stamp: PolicyStamp;
   readonly expiresAt: number;
   readonly stale: boolean;
@@ -288,14 +297,14 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       allowed = true;
       reason = 'robots-txt';
     } else if (record.kind === 'parsed') {
-      const m = entry.robots!.check(pathQuery, entry.token);
+      const m = entry.policy!.check(pathQuery);
       allowed = m.allowed;
       rule = m.rule;
       group = m.group;
       reason = rule === null ? 'no-matching-rule' : allowed ? 'allowed-by-rule' : 'disallowed-by-rule';
       // Usage lines apply only to what may be crawled (aipref attach draft); most files have none.
-      if (allowed && entry.robots!.usageLines.length > 0) {
-        usage = usageVerdict(signalsFromRobots(entry.robots!.usage(pathQuery, entry.token), entry.stamp.robotsUrl));
+      if (allowed && entry.usage !== null) {
+        usage = usageVerdict(signalsFromRobots(entry.usage.usage(pathQuery, entry.token), entry.stamp.robotsUrl));
       }
     } else if (record.kind === 'unavailable') {
       allowed = true;
@@ -401,7 +410,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     stored: GatePolicyRecord | undefined,
     via: Dispatcher.Dispatch | undefined,
   ): Promise<GatePolicyRecord> {
-    let previous = newest(local, stored);
+    let previous = newest(withBody(local, stored), stored);
     if (!force) {
       // Someone sharing the store may have loaded it between our get() and this flight.
       const now = (await this.#store.get(origin)) as GatePolicyRecord | undefined;
@@ -426,7 +435,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   /** Parse a record into a local entry, and publish what changed since `seen`. */
   #install(record: GatePolicyRecord, seen: GatePolicyRecord | undefined): Entry {
     const current = this.#local.get(record.origin, { allowStale: true });
-    if (current !== undefined && current.record === record) return current;
+    if (current !== undefined && sameRecord(current.record, record)) return current;
     let robots: RobotsTxt | null = null;
     if (record.kind === 'parsed') {
       robots = parseRobotsTxt(record.body ?? '', { maxBytes: this.#o.maxBytes, url: record.finalUrl });
@@ -439,7 +448,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       sha256: record.sha256,
       fetchedAt: new Date(record.bodyFetchedAt ?? record.fetchedAt).toISOString(),
       expiresAt: new Date(record.expiresAt).toISOString(),
-      sitemaps: Object.freeze(robots ? [...robots.sitemaps] : []),
+      // Copies: a sitemap URL is a slice of the body, and a slice may keep the whole body alive.
+      sitemaps: Object.freeze(robots ? robots.sitemaps.map(ownString) : []),
       ...(record.html ? { html: true } : {}),
       ...(record.truncated ? { truncated: true } : {}),
       ...(stale && record.lastStatus !== undefined ? { refetchStatus: record.lastStatus } : {}),
@@ -447,13 +457,16 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     // §2.2.1 with fallback tokens (`['MyBot-News', 'MyBot']`): the first token a group names decides,
     // as Googlebot-News falls back to Googlebot's group; only when none is named do `*` groups apply.
     const token = tokenInForce(robots, this.#tokens);
+    const policy = robots === null ? null : robots.policyFor(token);
+    const { body: _body, ...meta } = record;
     const entry: Entry = {
-      record,
-      robots,
+      record: meta,
+      policy,
+      usage: robots !== null && robots.usageLines.length > 0 ? robots : null,
       stamp,
       expiresAt: record.expiresAt,
       stale,
-      crawlDelaySeconds: robots?.crawlDelay(token),
+      crawlDelaySeconds: policy?.crawlDelay,
       token,
     };
     this.#local.set(record.origin, entry);
@@ -478,6 +491,27 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     if (policyChangeChannel.hasSubscribers) policyChangeChannel.publish(change);
     this.emit('policy-change', change);
   }
+}
+
+/** `s` as a string of its own, not a view into a larger one: a JSON round trip copies exactly. */
+function ownString(s: string): string {
+  return JSON.parse(JSON.stringify(s)) as string;
+}
+
+/** The same record (an entry keeps a copy without the body, so identity cannot tell). */
+function sameRecord(a: GatePolicyRecord, b: GatePolicyRecord): boolean {
+  return a.origin === b.origin && a.fetchedAt === b.fetchedAt && a.expiresAt === b.expiresAt && a.sha256 === b.sha256 && a.kind === b.kind && a.stale === b.stale;
+}
+
+/**
+ * The local record with its body again, from the store's copy of the same file, so it can stand in
+ * as the good copy when a refetch fails (RFC 9309 §2.3.1.4). Without the text (the store has lost it)
+ * it cannot: the store's record, or none, is the previous one then.
+ */
+function withBody(local: GatePolicyRecord | undefined, stored: GatePolicyRecord | undefined): GatePolicyRecord | undefined {
+  if (local === undefined || local.kind !== 'parsed' || local.body !== undefined) return local;
+  if (stored !== undefined && stored.sha256 === local.sha256 && stored.body !== undefined) return { ...local, body: stored.body };
+  return undefined;
 }
 
 function newest(a: GatePolicyRecord | undefined, b: GatePolicyRecord | undefined): GatePolicyRecord | undefined {
