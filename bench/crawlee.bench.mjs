@@ -106,12 +106,18 @@ async function puppeteerPage() {
   });
   const url = `http://127.0.0.1:${pageServer.address().port}/`;
   const launch = () => puppeteer.launch({ executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS] });
-  const [plain, gatedBrowser] = await Promise.all([launch(), launch()]);
+  const [plain, gatedBrowser, pausedBrowser] = await Promise.all([launch(), launch(), launch()]);
   const gate = new RobotsGate({ userAgent: UA });
   try {
     const ungatedPage = await plain.newPage();
     const gatedPage = await gatedBrowser.newPage();
     await gatePage(gatedPage, gate);
+    // The floor of any pre-send check over Puppeteer: every request paused over a DevTools
+    // session of Puppeteer's and let go at once, no decision.
+    const pausedPage = await pausedBrowser.newPage();
+    const session = await pausedPage.createCDPSession();
+    session.on('Fetch.requestPaused', (e) => void session.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {}));
+    await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
     const load = async (page) => {
       const t0 = performance.now();
       await page.goto(url, { waitUntil: 'load' });
@@ -120,14 +126,16 @@ async function puppeteerPage() {
     };
     await load(ungatedPage);
     await load(gatedPage); // warms the gate's robots cache
-    const times = { ungated: [], gated: [] };
+    await load(pausedPage);
+    const times = { ungated: [], gated: [], paused: [] };
     for (let r = 0; r < ROUNDS; r++) {
       times.ungated.push(await load(ungatedPage));
+      times.paused.push(await load(pausedPage));
       times.gated.push(await load(gatedPage));
     }
-    return { ungated: median(times.ungated), gated: median(times.gated) };
+    return { ungated: median(times.ungated), gated: median(times.gated), paused: median(times.paused) };
   } finally {
-    await Promise.all([plain.close(), gatedBrowser.close()]);
+    await Promise.all([plain.close(), gatedBrowser.close(), pausedBrowser.close()]);
     await gate.close();
     await close([...assets, pageServer]);
   }
@@ -158,6 +166,7 @@ export async function run() {
   console.log('| variant | load (median) |');
   console.log('| --- | --- |');
   console.log(`| ungated | ${p.ungated.toFixed(1)} ms |`);
+  console.log(`| DevTools pause over Puppeteer's session, no gate (the floor) | ${p.paused.toFixed(1)} ms |`);
   console.log(`| robots-gate/puppeteer gatePage | ${p.gated.toFixed(1)} ms |`);
-  console.log(`\nratio gated / ungated: ${(p.gated / p.ungated).toFixed(2)}`);
+  console.log(`\nratio gated / ungated: ${(p.gated / p.ungated).toFixed(2)}; pause alone / ungated: ${(p.paused / p.ungated).toFixed(2)}`);
 }

@@ -200,7 +200,6 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
       check: (url) => gate.check(url),
       takeSlot,
       record,
-      blocked: () => {},
     });
   }
   const browser = c.browserPool && Array.isArray(c.preNavigationHooks) ? browserHooks(c as never, gate, { takeSlot, record }) : null;

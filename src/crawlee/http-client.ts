@@ -14,8 +14,6 @@ export interface HopGate {
   takeSlot: TakeSlot;
   /** Each hop's attempt, for the audit; absent: none written. */
   record?: (a: Attempt) => void;
-  /** Remember a blocking decision, so the skip or failure that follows can name it. */
-  blocked(decision: Decision): void;
 }
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
@@ -87,7 +85,6 @@ export class GatedHttpClient implements BaseHttpClient {
       const startMs = Date.now();
       const decision = await this.g.check(url);
       if (!decision.allowed) {
-        this.g.blocked(decision);
         this.g.record?.({ url, startMs, endMs: Date.now(), outcome: 'blocked', decision, kind, parentUrl: chain.parent, final: true });
         throw new RobotsBlockedError(decision);
       }
