@@ -137,14 +137,20 @@ export function runs(record: CrawlRecord): RunSummary[] {
     .sort((a, b) => a.startMs - b.startMs);
 }
 
-/** The record narrowed to one run (policies are shared: they are keyed by content). */
+/** The record narrowed to one run: its attempts, its policy changes, and the robots.txt bodies
+ *  those name (the audit keeps every run's bodies in one table: counting them all said "3 versions"
+ *  for a run that saw 2). */
 export function forRun(record: CrawlRecord, runId: string | undefined): CrawlRecord {
   if (!runId) return record;
-  return {
-    attempts: record.attempts.filter((a) => a.runId === runId),
-    policies: record.policies,
-    changes: record.changes.filter((c) => c.runId === runId),
-  };
+  const attempts = record.attempts.filter((a) => a.runId === runId);
+  const changes = record.changes.filter((c) => c.runId === runId);
+  const used = new Set<string>();
+  for (const a of attempts) if (a.policySha256) used.add(a.policySha256);
+  for (const c of changes) {
+    if (c.oldSha256) used.add(c.oldSha256);
+    if (c.newSha256) used.add(c.newSha256);
+  }
+  return { attempts, policies: record.policies.filter((p) => used.has(p.sha256)), changes };
 }
 
 export function totals(record: CrawlRecord): Totals {
@@ -321,6 +327,31 @@ export function notUrlLines(record: CrawlRecord): NotUrlLine[] {
   return record.attempts
     .filter(isNotUrl)
     .map((a) => ({ text: a.url, reason: a.reason, error: a.error, at: a.startedAt, runId: a.runId }));
+}
+
+/** A request that reached a host (fetched, overridden, or ended in error), for its list. */
+export interface SentEntry {
+  readonly url: string;
+  readonly at: string;
+  readonly outcome: AttemptOutcome;
+  readonly status: number | null;
+  readonly bytes: number | null;
+  readonly kind: AttemptRow['kind'];
+  /** The interval (ms) waited before it, and why; null for the host's first request. */
+  readonly intervalMs: number | null;
+  readonly waitReason: string | null;
+  readonly policySha256: string | null;
+  readonly error: string | null;
+}
+
+/** The requests sent to `host`, in start order. */
+export function sent(record: CrawlRecord, host: string): SentEntry[] {
+  return (index(record).attempts.get(host) ?? [])
+    .filter((a) => SENT.has(a.outcome))
+    .map((a) => ({
+      url: a.url, at: a.startedAt, outcome: a.outcome, status: a.status, bytes: a.bytes, kind: a.kind,
+      intervalMs: a.intervalMs, waitReason: a.waitReason, policySha256: a.policySha256, error: a.error,
+    }));
 }
 
 export function blocked(record: CrawlRecord, host?: string): BlockedEntry[] {

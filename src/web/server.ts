@@ -18,6 +18,7 @@ import {
   policyChanges,
   policyVersions,
   runs,
+  sent,
   totals,
   type CrawlRecord,
 } from '../report/crawl-record.js';
@@ -66,7 +67,7 @@ const FAVICON = Buffer.from(
     '<path d="M4 3v10M12 3v10M4 6h8M4 10h8" stroke="#fff" stroke-width="2" stroke-linecap="round"/></svg>',
 );
 
-/** Blocked URLs sent per host at most; the page says how many more there are. */
+/** Blocked URLs (and requests sent) listed per host at most; the page says how many more there are. */
 const MAX_BLOCKED = 2000;
 /** Hosts listed per answer at most (busiest first); `?q=` narrows the list. */
 const MAX_HOSTS = 1000;
@@ -164,12 +165,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         if (!host) throw new HttpError(400, 'give ?host=');
         const r = forRun(record(), q('run'));
         const all = blocked(r, host);
+        const requests = sent(r, host);
         const body: AuditHost = {
           host,
           versions: policyVersions(r, host),
           changes: policyChanges(r, host),
           blocked: all.slice(0, MAX_BLOCKED),
           blockedOmitted: Math.max(0, all.length - MAX_BLOCKED),
+          sent: requests.slice(0, MAX_BLOCKED),
+          sentOmitted: Math.max(0, requests.length - MAX_BLOCKED),
         };
         return body;
       }

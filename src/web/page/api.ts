@@ -1,6 +1,6 @@
 // The JSON the audit API answers (src/web/server.ts builds it; src/web/page/audit.ts reads it).
 import type { PolicyChangeRow } from '../../audit/types.js';
-import type { BlockedEntry, HostStats, NotUrlLine, PolicyVersion, RunSummary, Totals } from '../../report/crawl-record.js';
+import type { BlockedEntry, HostStats, NotUrlLine, PolicyVersion, RunSummary, SentEntry, Totals } from '../../report/crawl-record.js';
 
 /** GET /api/audit */
 export interface AuditIndex {
@@ -32,6 +32,9 @@ export interface AuditHost {
   readonly blocked: readonly BlockedEntry[];
   /** Blocked URLs left out of `blocked` (it is capped). */
   readonly blockedOmitted: number;
+  /** The requests sent to the host (fetched, overridden, error), in start order, capped. */
+  readonly sent: readonly SentEntry[];
+  readonly sentOmitted: number;
 }
 
 /** What every API error answers. */

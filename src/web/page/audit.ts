@@ -96,12 +96,33 @@ async function loadHost(host: string): Promise<void> {
     toSelect.append(el('option', { value: String(i) }, label));
   });
   if (current.versions.length === 0) versionsBody.append(el('tr', {}, el('td', { colspan: '6', class: 'empty-note' }, 'No robots.txt body was recorded (unavailable or unreachable).')));
-  fromSelect.value = String(Math.max(0, current.versions.length - 2));
-  toSelect.value = String(Math.max(0, current.versions.length - 1));
+  const versionOf = new Map(current.versions.map((v, i) => [v.sha256, `#${i + 1}`]));
+  const indexOf = new Map(current.versions.map((v, i) => [v.sha256, i]));
+  // Every change in time order, a change back to an earlier version too (#2 → #1): the versions
+  // table lists each text once, so a return to one was nowhere to be seen.
+  const changesBody = byId('changes').querySelector('tbody')!;
+  changesBody.replaceChildren();
+  const comparable = (c: { oldSha256: string | null; newSha256: string | null }) => c.oldSha256 !== null && c.newSha256 !== null && indexOf.has(c.oldSha256) && indexOf.has(c.newSha256);
+  for (const c of current.changes) {
+    const name = (sha: string | null) => (sha ? versionOf.get(sha) ?? short(sha) : 'none');
+    const cells = [el('td', {}, c.at), el('td', { class: 'mono' }, c.runId), el('td', {}, name(c.oldSha256)), el('td', {}, name(c.newSha256))];
+    const show = el('button', { type: 'button' }, 'Show the diff');
+    show.addEventListener('click', () => {
+      fromSelect.value = String(indexOf.get(c.oldSha256!));
+      toSelect.value = String(indexOf.get(c.newSha256!));
+      renderDiff();
+    });
+    changesBody.append(el('tr', { 'data-change': `${name(c.oldSha256)}>${name(c.newSha256)}` }, ...cells, el('td', {}, ...(comparable(c) ? [show] : []))));
+  }
+  if (current.changes.length === 0) changesBody.append(el('tr', {}, el('td', { colspan: '5', class: 'empty-note' }, 'The robots.txt did not change during the run.')));
+  // The diff shown first is the latest change, from what was in force before to what came after;
+  // without one, the two versions seen last, older first.
+  const latest = [...current.changes].reverse().find(comparable);
+  fromSelect.value = String(latest ? indexOf.get(latest.oldSha256!) : Math.max(0, current.versions.length - 2));
+  toSelect.value = String(latest ? indexOf.get(latest.newSha256!) : Math.max(0, current.versions.length - 1));
   renderDiff();
   const blockedBody = byId('blocked').querySelector('tbody')!;
   blockedBody.replaceChildren();
-  const versionOf = new Map(current.versions.map((v, i) => [v.sha256, `#${i + 1}`]));
   for (const b of current.blocked) {
     const rule = b.ruleLine !== null ? `line ${b.ruleLine}: ${b.rulePattern ?? ''}` : '–';
     const version = b.policySha256 ? versionOf.get(b.policySha256) ?? short(b.policySha256) : '–';
@@ -109,6 +130,16 @@ async function loadHost(host: string): Promise<void> {
   }
   if (current.blocked.length === 0) blockedBody.append(el('tr', {}, el('td', { colspan: '5', class: 'empty-note' }, 'Nothing was blocked on this host.')));
   if (current.blockedOmitted) blockedBody.append(el('tr', {}, el('td', { colspan: '5', class: 'empty-note' }, `${current.blockedOmitted} more not listed.`)));
+  const sentBody = byId('sent').querySelector('tbody')!;
+  sentBody.replaceChildren();
+  for (const s of current.sent) {
+    const waited = s.intervalMs !== null ? `${s.intervalMs} ms${s.waitReason ? ` (${s.waitReason})` : ''}` : '–';
+    const version = s.policySha256 ? versionOf.get(s.policySha256) ?? short(s.policySha256) : '–';
+    sentBody.append(el('tr', { 'data-outcome': s.outcome }, el('td', { class: 'mono' }, s.url), el('td', {}, s.at), el('td', {}, s.error ? `${s.outcome}: ${s.error}` : s.outcome),
+      el('td', { class: 'num' }, s.status === null ? '–' : String(s.status)), el('td', { class: 'num' }, s.bytes === null ? '–' : String(s.bytes)), el('td', {}, waited), el('td', {}, version)));
+  }
+  if (current.sent.length === 0) sentBody.append(el('tr', {}, el('td', { colspan: '7', class: 'empty-note' }, 'No request was sent to this host.')));
+  if (current.sentOmitted) sentBody.append(el('tr', {}, el('td', { colspan: '7', class: 'empty-note' }, `${current.sentOmitted} more not listed.`)));
 }
 
 function renderDiff(): void {
