@@ -1,12 +1,23 @@
-// The default audit sink: one SQLite file (better-sqlite3, WAL). Each row is inserted when the
-// thing happens, in its own implicit transaction, so a process killed with SIGKILL loses only
+// The default audit sink: one SQLite file (better-sqlite3, WAL). By default each row is inserted when
+// the thing happens, in its own implicit transaction, so a process killed with SIGKILL loses only
 // the attempts that were still in flight; WAL keeps committed rows through a process crash.
+//
+// With `batch`, rows wait in memory and are committed together, in one transaction, by `flush()`: a
+// crawl calls it before it sends each request, so every row recorded before a request is durable
+// before that request leaves (the crash promise), and a fast crawl commits the rows of many finished
+// requests at once (one transaction per row was 11.5 % of a 2,000-host crawl). Rows are also
+// committed at the end of the event-loop turn they were recorded in, and on close.
 import Database from 'better-sqlite3';
 import { auditWriteError } from './errors.js';
 import { SCHEMA, SCHEMA_VERSION } from './schema.js';
 import type { AttemptRow, AuditSink, PolicyChangeRow, PolicyRow, RunEndRow, RunRow } from './types.js';
 
 type Statement = Database.Statement;
+
+export interface SqliteAuditSinkOptions {
+  /** Commit rows in batches at flush() (and at the end of each event-loop turn) instead of one by one. */
+  batch?: boolean;
+}
 
 /** Appends audit rows to a SQLite file (created if missing; an existing audit is appended to).
  *  @throws AuditWriteError (code `ERR_AUDIT_WRITE`) when the file cannot be opened or written. */
@@ -18,8 +29,15 @@ export class SqliteAuditSink implements AuditSink {
   private readonly insertRun: Statement;
   private readonly insertRunEnd: Statement;
   private closed = false;
+  private readonly batch: boolean;
+  private pending: { stmt: Statement; args: unknown[] }[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
+  /** A failed batch commit from the end-of-turn flush, thrown at the next call (never from a timer). */
+  private failure: unknown;
+  private readonly commit: (rows: { stmt: Statement; args: unknown[] }[]) => void;
 
-  constructor(readonly path: string) {
+  constructor(readonly path: string, options: SqliteAuditSinkOptions = {}) {
+    this.batch = options.batch === true;
     try {
       this.db = new Database(path);
       this.db.pragma('journal_mode = WAL');
@@ -54,14 +72,16 @@ export class SqliteAuditSink implements AuditSink {
       this.insertRunEnd = this.db.prepare(
         'INSERT INTO run_ends (run_id, ended_at, status, counts, error) VALUES (?, ?, ?, ?, ?)',
       );
+      this.commit = this.db.transaction((rows: { stmt: Statement; args: unknown[] }[]) => {
+        for (const r of rows) r.stmt.run(...r.args);
+      });
     } catch (err) {
       throw auditWriteError(err, path, 'open the audit database');
     }
   }
 
   recordAttempt(row: AttemptRow): void {
-    this.write(() =>
-      this.insertAttempt.run({
+    this.write(this.insertAttempt, {
         ...row,
         policyStatus: row.policyStatus === null ? null : String(row.policyStatus),
         attempt: row.attempt ?? 1,
@@ -71,13 +91,11 @@ export class SqliteAuditSink implements AuditSink {
         truncated: row.truncated ? 1 : 0,
         sitemap: row.sitemap ? JSON.stringify(row.sitemap) : null,
         usage: row.usage ? JSON.stringify(row.usage) : null,
-      }),
-    );
+      });
   }
 
   recordPolicy(row: PolicyRow): void {
-    this.write(() =>
-      this.insertPolicy.run({
+    this.write(this.insertPolicy, {
         sha256: row.sha256,
         origin: row.origin,
         robotsUrl: row.robotsUrl,
@@ -86,26 +104,50 @@ export class SqliteAuditSink implements AuditSink {
         fetchedAt: row.fetchedAt,
         sitemaps: JSON.stringify(row.sitemaps),
         body: row.body,
-      }),
-    );
+      });
   }
 
   recordPolicyChange(row: PolicyChangeRow): void {
-    this.write(() => this.insertChange.run(row.runId, row.origin, row.oldSha256, row.newSha256, row.at));
+    this.write(this.insertChange, row.runId, row.origin, row.oldSha256, row.newSha256, row.at);
   }
 
   recordRun(row: RunRow): void {
-    this.write(() =>
-      this.insertRun.run(row.runId, row.startedAt, row.userAgent, JSON.stringify(row.options), row.resumeOf, row.worker),
-    );
+    this.write(this.insertRun, row.runId, row.startedAt, row.userAgent, JSON.stringify(row.options), row.resumeOf, row.worker);
   }
 
   recordRunEnd(row: RunEndRow): void {
-    this.write(() => this.insertRunEnd.run(row.runId, row.endedAt, row.status, JSON.stringify(row.counts), row.error));
+    this.write(this.insertRunEnd, row.runId, row.endedAt, row.status, JSON.stringify(row.counts), row.error);
+  }
+
+  /**
+   * Commit every row recorded so far, in one transaction (nothing to do without `batch`).
+   * @throws AuditWriteError when the commit fails (the rows stay pending), or when an end-of-turn
+   *   commit failed since the last call.
+   */
+  flush(): void {
+    this.throwFailure();
+    if (this.pending.length === 0) return;
+    const rows = this.pending;
+    try {
+      this.commit(rows);
+    } catch (err) {
+      throw auditWriteError(err, this.path, 'write the audit to');
+    }
+    this.pending = [];
   }
 
   close(): void {
     if (this.closed) return;
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    try {
+      this.flush();
+    } finally {
+      this.closeDb();
+    }
+  }
+
+  private closeDb(): void {
     this.closed = true;
     try {
       this.db.close();
@@ -115,11 +157,31 @@ export class SqliteAuditSink implements AuditSink {
     }
   }
 
-  private write(run: () => unknown): void {
-    try {
-      run();
-    } catch (err) {
-      throw auditWriteError(err, this.path, 'write the audit to');
+  private write(stmt: Statement, ...args: unknown[]): void {
+    if (!this.batch) {
+      try {
+        stmt.run(...args);
+      } catch (err) {
+        throw auditWriteError(err, this.path, 'write the audit to');
+      }
+      return;
     }
+    this.throwFailure();
+    this.pending.push({ stmt, args });
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = undefined;
+      try {
+        this.flush();
+      } catch (err) {
+        this.failure = err;
+      }
+    });
+  }
+
+  private throwFailure(): void {
+    if (this.failure === undefined) return;
+    const err = this.failure;
+    this.failure = undefined;
+    throw err;
   }
 }

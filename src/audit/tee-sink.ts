@@ -19,6 +19,9 @@ export class TeeAuditSink implements AuditSink {
   recordRunEnd(row: RunEndRow): void {
     for (const s of this.sinks) s.recordRunEnd?.(row);
   }
+  flush(): void {
+    for (const s of this.sinks) s.flush?.();
+  }
   close(): void {
     for (const s of this.sinks) s.close();
   }

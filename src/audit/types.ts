@@ -149,5 +149,8 @@ export interface AuditSink {
   recordPolicyChange(row: PolicyChangeRow): void;
   recordRun?(row: RunRow): void;
   recordRunEnd?(row: RunEndRow): void;
+  /** Make every row recorded so far durable (a batching sink commits them). A crawl calls it before
+   *  it sends each request. Optional: a sink that writes each row at once needs none. */
+  flush?(): void;
   close(): void;
 }

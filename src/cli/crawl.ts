@@ -334,7 +334,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   let audit: AuditSink;
   const sinks: AuditSink[] = [];
   try {
-    sinks.push(new SqliteAuditSink(path.join(outDir, auditName)));
+    // Batched: committed before each request is sent (see SqliteAuditSink), not one transaction a row.
+    sinks.push(new SqliteAuditSink(path.join(outDir, auditName), { batch: true }));
     if (opts.auditJsonl) sinks.push(new JsonlAuditSink(opts.auditJsonl));
   } catch (err) {
     for (const s of sinks) s.close();

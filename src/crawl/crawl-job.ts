@@ -407,6 +407,8 @@ export class CrawlJob {
     const { url, host } = t.item;
     const checkedAt = Date.now();
     let decision: Decision;
+    // The check may send this host's robots.txt request: the rows recorded so far go first.
+    this.o.audit.flush?.();
     try {
       decision = await gate.check(url);
     } catch (err) {
@@ -479,6 +481,8 @@ export class CrawlJob {
     }
     let result: Awaited<ReturnType<DocumentTransport['fetch']>>;
     try {
+      // The crash promise: every row recorded before this request is durable before it is sent.
+      this.o.audit.flush?.();
       result = await this.o.transport.fetch(url, { decision, signal: this.o.signal, slotHeld: true });
     } catch (err) {
       await slot.release(Date.now());
@@ -574,6 +578,7 @@ export class CrawlJob {
     }
     let result: Awaited<ReturnType<DocumentTransport['fetch']>>;
     try {
+      this.o.audit.flush?.();
       result = await this.o.transport.fetch(url, { signal: this.o.signal, slotHeld: true, ...(own ? { decision: own } : {}) });
     } finally {
       // +1: Date.now() rounds down; the interval never counts from before the end.
