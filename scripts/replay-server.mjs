@@ -60,12 +60,30 @@ export function pageFor(host, path) {
   );
 }
 
+/** Where the replay serves a host's generated sitemap (with the `sitemaps` option). */
+export const SITEMAP_PATH = '/replay-sitemap.xml';
+
+/** A sitemaps.org urlset of `entries` (paths on `origin`, with their lastmod). */
+export function sitemapFor(origin, entries) {
+  const esc = (s) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' +
+    entries.map((e) => `<url><loc>${esc(origin + e.path)}</loc><lastmod>${esc(e.lastmod)}</lastmod></url>\n`).join('') +
+    '</urlset>\n'
+  );
+}
+
 /**
  * Start the replay server on 127.0.0.1.
  * @param {number} [port] 0 (default) for any free port
- * @param {{ examples?: ReturnType<typeof loadExamples>, hosts?: string[], onResponse?: (entry: object) => void }} [options]
+ * @param {{ examples?: ReturnType<typeof loadExamples>, hosts?: string[], onResponse?: (entry: object) => void,
+ *           sitemaps?: Map<string, { path: string, lastmod: string, lastModified: string }[]> }} [options]
  *   examples: preloaded examples (default: loadExamples()); hosts: answer only for these hosts;
- *   onResponse: called with the log entry when each response has been sent
+ *   onResponse: called with the log entry when each response has been sent;
+ *   sitemaps: for these hosts, a generated sitemap at /replay-sitemap.xml listing the paths with
+ *     their lastmod, each page served with its Last-Modified, and the robots.txt served as the real
+ *     bytes followed by one added line, `Sitemap: http://HOST:PORT/replay-sitemap.xml` (the real
+ *     Sitemap lines name https:// origins this replay cannot serve)
  * @returns {Promise<{
  *   port: number,
  *   hosts: string[],
@@ -89,6 +107,7 @@ export async function start(port = 0, options = {}) {
   }
   const log = [];
   const sockets = new Set();
+  const sitemaps = options.sitemaps;
   const server = http.createServer((req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
     const path = req.url ?? '/';
@@ -109,12 +128,16 @@ export async function start(port = 0, options = {}) {
     } else if (path.split('?')[0] === '/robots.txt') {
       // No charset: the corpus does not record the original header, and RFC 9309 §2.3 has the
       // parser read UTF-8 whatever the server says.
-      [status, type, body] = [200, 'text/plain', robots];
+      const added = sitemaps?.has(host) ? `\nSitemap: http://${host}:${server.address().port}${SITEMAP_PATH}\n` : '';
+      [status, type, body] = [200, 'text/plain', added ? Buffer.concat([robots, Buffer.from(added)]) : robots];
+    } else if (path === SITEMAP_PATH && sitemaps?.has(host)) {
+      [status, type, body] = [200, 'application/xml', sitemapFor(`http://${host}:${server.address().port}`, sitemaps.get(host))];
     } else {
       [status, type, body] = [200, 'text/html; charset=utf-8', pageFor(host, path)];
     }
     entry.status = status;
-    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+    const modified = sitemaps?.get(host)?.find((e) => e.path === path)?.lastModified;
+    res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...(modified ? { 'last-modified': modified } : {}) });
     // The time the response is handed to the socket, not the 'finish' event: the client can read
     // the whole response before 'finish' fires here, so only this time is sure to come before the
     // client's "response ended", and a gap measured from it never makes a polite client look rude.
