@@ -174,3 +174,43 @@ describe('robots-gate crawl --sitemaps', () => {
     expect(text.stdout).toMatch(new RegExp(`${new URL(a).host}\\s+${sampled}\\s+${sampled}\\s+${sampled - 1}`));
   });
 });
+
+describe('robots-gate crawl --sitemaps --redis', () => {
+  it('two workers of one run read each sitemap once between them, and crawl what they list', async () => {
+    const redis = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const tag = `sm${Date.now().toString(36)}`;
+    const names = [`a.${tag}.test`, `b.${tag}.test`];
+    let origins: string[] = [];
+    const handler = (i: number) =>
+      serve(() => {
+        const o = origins[i]!;
+        return {
+          '/robots.txt': `User-agent: *\nSitemap: ${o}/index.xml\n`,
+          '/index.xml': sitemapindex([`${o}/s1.xml`, `${o}/s2.xml`]),
+          '/s1.xml': urlset(Array.from({ length: 4 }, (_, k) => `${o}/one/${k}`)),
+          '/s2.xml': urlset(Array.from({ length: 4 }, (_, k) => `${o}/two/${k}`)),
+          ...Object.fromEntries(['one', 'two'].flatMap((d) => Array.from({ length: 4 }, (_, k) => [`/${d}/${k}`, `${d} ${k}`]))),
+        };
+      });
+    const v = await hosts({ [names[0]!]: handler(0), [names[1]!]: handler(1) });
+    origins = names.map((n) => v.origin(n));
+    const dir = tmp();
+    const list = path.join(dir, 'origins.txt');
+    fs.writeFileSync(list, origins.join('\n') + '\n');
+    const out = path.join(dir, 'out');
+    const worker = (name: string) =>
+      runCli(['crawl', list, '--sitemaps', '--user-agent', UA, '--out', out, '--min-interval', '100', '--redis', redis, '--run', tag, '--worker', name, ...resolveArgs(v)], { timeoutMs: 60_000 });
+    const [w1, w2] = await Promise.all([worker('w1'), worker('w2')]);
+    expect([w1.code, w2.code]).toEqual([0, 0]);
+    for (const n of names) {
+      for (const p of ['/index.xml', '/s1.xml', '/s2.xml']) expect([n, p, v.requests(n, p).length]).toEqual([n, p, 1]);
+      for (const d of ['one', 'two']) for (let k = 0; k < 4; k++) expect(v.requests(n, `/${d}/${k}`).length).toBeGreaterThanOrEqual(1);
+      expect(minGap(v.requests(n))).toBeGreaterThanOrEqual(95);
+    }
+    const audit = openAudit(out);
+    const sitemapRows = audit.attempts({ kind: 'sitemap' });
+    audit.close();
+    expect(sitemapRows).toHaveLength(6);
+    expect(new Set(sitemapRows.map((r) => r.url)).size).toBe(6);
+  });
+});
