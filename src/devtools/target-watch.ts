@@ -2,12 +2,14 @@
 // every context, popups, shared and service workers) with `waitForDebuggerOnStart`, so each new
 // target waits, before its first request, until the gate's own session on it has Fetch enabled
 // (src/browser/target-gate.ts, which also gates the target's iframes and dedicated workers). A
-// client's own auto-attach holds the target too; it runs once both let it go. RFC 9309 §2.2.2
-// holds for every URL requested, whoever asked for it.
+// client's own auto-attach holds the target too; it runs once both let it go. A worker's main
+// script is fetched before its target exists: worker-scripts.ts decides it at the browser level.
+// RFC 9309 §2.2.2 holds for every URL requested, whoever asked for it.
 import type { Channel } from '../browser/channel.js';
 import { gateTarget, type DriverPage, type DriverRequest, type Verdict } from '../browser/target-gate.js';
 import type { GatedRequest } from '../browser/types.js';
 import type { Upstream } from './upstream.js';
+import { gateWorkerScripts } from './worker-scripts.js';
 
 /** A GatedRequest with the target whose session decided it (a page, or a worker of its own).
  *  No driver runs here: `request` and `page` are always null. */
@@ -37,10 +39,10 @@ export interface UngatableTarget {
 }
 
 export class TargetWatch {
-  private readonly stops = new Map<string, () => Promise<void>>();
+  /** Recent `Other` requests recorded (requestId + URL): the root and a page session may both decide one. */
+  private readonly recorded = new Set<string>();
   /** The gate's own sessions, by session id: no client may address them. */
   readonly sessions = new Set<string>();
-  private stopped = false;
 
   constructor(
     private readonly upstream: Upstream,
@@ -54,29 +56,30 @@ export class TargetWatch {
     root.on('Target.attachedToTarget', (e: AttachedToTarget) => void this.onAttached(e));
     root.on('Target.detachedFromTarget', (e: { sessionId: string }) => {
       this.sessions.delete(e.sessionId);
-      this.stops.delete(e.sessionId);
     });
+    await gateWorkerScripts(root, { decide: this.o.decide, record: (entry) => this.record(entry) });
     await root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   }
 
   private async onAttached(e: AttachedToTarget): Promise<void> {
     const { targetId, type } = e.targetInfo;
     // A client's browser session, or a session a client asked for: not a target to hold.
-    if (this.stopped || type === 'browser' || this.upstream.ownerOf(e.sessionId)) return;
+    if (type === 'browser' || this.upstream.ownerOf(e.sessionId)) return;
     this.sessions.add(e.sessionId);
     const channel: Channel = this.upstream.session(e.sessionId);
+    const frames = new Map([[targetId, e.targetInfo.url]]);
     try {
-      const stop = await gateTarget<DriverRequest, DriverPage>(channel, {
+      // Never stopped: the gate holds each target until it closes (or the browser ends).
+      await gateTarget<DriverRequest, DriverPage>(channel, {
         decide: this.o.decide,
-        record: (entry) => this.o.record({ ...entry, targetId }),
-        disposed: () => this.stopped,
+        record: (entry) => this.record({ ...entry, targetId }),
+        disposed: () => false,
         userAgent: this.o.userAgent,
         page: () => null,
         requests: () => null,
-        frames: new Map([[targetId, e.targetInfo.url]]),
+        frames,
         documentsElsewhere: false,
       });
-      this.stops.set(e.sessionId, stop);
       await channel.send('Runtime.runIfWaitingForDebugger').catch(() => {});
     } catch (err) {
       // Fail closed: a target the gate cannot intercept never runs.
@@ -85,10 +88,13 @@ export class TargetWatch {
     }
   }
 
-  /** Stops gating (requests after this go out ungated): only for shutting down. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.all([...this.stops.values()].map((s) => s().catch(() => {})));
-    this.stops.clear();
+  private record(entry: TargetRequest): void {
+    if (entry.resourceType === 'other' && entry.requestId !== undefined) {
+      const key = `${entry.requestId} ${entry.url}`;
+      if (this.recorded.has(key)) return;
+      this.recorded.add(key);
+      if (this.recorded.size > 1_000) this.recorded.delete(this.recorded.values().next().value!);
+    }
+    this.o.record(entry);
   }
 }

@@ -91,6 +91,10 @@ test('serves a gated browser, logs what it blocked, writes an audit that `robots
   expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   const listed = await runCli(['audit', out, '--blocked', '--json']);
   expect(listed.stdout).toMatch(/private\/track\.js/);
+  const report = await runCli(['report', out]);
+  expect(report.code, report.stderr).toBe(0);
+  expect(report.stdout).toMatch(/cdn\.shop\.test/);
+  expect(report.stdout).toMatch(/private\/track\.js/);
 }, 60_000);
 
 test('the browser dying ends the CLI with exit 1 and a clear message, not a crash', async () => {
