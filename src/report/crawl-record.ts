@@ -223,15 +223,26 @@ function index(record: CrawlRecord): HostIndex {
 /** Requests that reached the host (blocked and skipped ones never left the process). */
 const SENT: ReadonlySet<AttemptOutcome> = new Set(['fetched', 'error', 'overridden']);
 
+/** A host's requests in start order. The previous response of an entry is its own run's: several
+ *  runs on one axis drew a wait band from the last response of a run that ended hours before. A
+ *  request sent too soon after an earlier run's last response is still a breach. */
 export function timeline(record: CrawlRecord, host: string): TimelineEntry[] {
   const list = index(record).attempts.get(host) ?? [];
   let prevEndMs: number | null = null;
+  let runId: string | undefined;
   return list.map((a) => {
     const startMs = ms(a.startedAt);
     const endMs = Math.max(startMs, ms(a.endedAt));
     const sent = SENT.has(a.outcome);
+    const earlierRunEnd = a.runId !== runId ? prevEndMs : null;
+    if (a.runId !== runId && sent) {
+      runId = a.runId;
+      prevEndMs = null;
+    }
     const gapMs = sent && prevEndMs !== null ? startMs - prevEndMs : null;
-    const breach = gapMs !== null && a.intervalMs !== null && a.intervalMs !== undefined && gapMs + BREACH_SLACK_MS < a.intervalMs;
+    const interval = a.intervalMs ?? null;
+    const crossGap = sent && earlierRunEnd !== null ? startMs - earlierRunEnd : null;
+    const breach = interval !== null && ((gapMs !== null && gapMs + BREACH_SLACK_MS < interval) || (crossGap !== null && crossGap + BREACH_SLACK_MS < interval));
     const entry: TimelineEntry = {
       url: a.url, startMs, endMs, outcome: a.outcome, status: a.status, waitReason: a.waitReason,
       intervalMs: a.intervalMs, prevEndMs: sent ? prevEndMs : null, gapMs, breach, kind: a.kind,
@@ -239,6 +250,17 @@ export function timeline(record: CrawlRecord, host: string): TimelineEntry[] {
     if (sent) prevEndMs = prevEndMs === null ? endMs : Math.max(prevEndMs, endMs);
     return entry;
   });
+}
+
+/** When the host's robots.txt was fetched (epoch ms, ascending, distinct): the stamps its requests
+ *  carry and the stored copies of its own origins. The fetch is a request the site saw too. */
+export function robotsFetches(record: CrawlRecord, host: string): number[] {
+  const at = new Set<number>();
+  for (const a of index(record).attempts.get(host) ?? []) {
+    if (a.policyFetchedAt && a.robotsUrl && originHost(a.robotsUrl) === host) at.add(ms(a.policyFetchedAt));
+  }
+  for (const p of record.policies) if (originHost(p.origin) === host) at.add(ms(p.fetchedAt));
+  return [...at].filter(Number.isFinite).sort((a, b) => a - b);
 }
 
 export function hostStats(record: CrawlRecord): HostStats[] {

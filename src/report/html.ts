@@ -9,6 +9,7 @@ import {
   notUrlLines,
   originHost,
   policyChanges,
+  robotsFetches,
   timeline,
   totals,
   type CrawlRecord,
@@ -109,8 +110,12 @@ function card(label: string, value: string | number): string {
   return `<div class="card"><b>${esc(value)}</b><span>${esc(label)}</span></div>`;
 }
 
+/** The robots.txt request on a timeline (its stamp says when it was fetched, not how long it took). */
+const ROBOTS_COLOR = '#37474f';
+
 function legend(): string {
-  const outcomes = OUTCOMES.map((o) => `<span><i class="sw" style="background:${OUTCOME_COLORS[o]}"></i>${esc(o)}</span>`).join('');
+  const outcomes = OUTCOMES.map((o) => `<span><i class="sw" style="background:${OUTCOME_COLORS[o]}"></i>${esc(o)}</span>`).join('') +
+    `<span><i class="sw" style="background:${ROBOTS_COLOR}"></i>robots.txt fetch</span>`;
   const waits = Object.keys(WAIT_COLORS)
     .map((w) => `<span><i class="sw" style="background:${WAIT_COLORS[w]};opacity:.45"></i>${esc(WAIT_LABELS[w])}</span>`)
     .join('');
@@ -138,10 +143,13 @@ function label(url: string, max = 34): string {
 /** A waterfall: one row per request. On each row the shaded band is the interval the host was
  *  given before this request (it runs from the end of the previous response, as src/politeness
  *  counts it), so a polite request's bar starts at or after its band's end. */
-function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[], maxRows: number): string {
+function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[], maxRows: number, robotsAt: number[] = []): string {
   const rows = entries.slice(0, maxRows);
   if (rows.length === 0) return '<p class="empty">No requests.</p>';
-  const t0 = rows[0]!.startMs;
+  // The robots.txt requests within the drawn span get rows of their own, in time order.
+  const drawnEnd = rows[rows.length - 1]!.startMs;
+  const fetches = robotsAt.filter((t) => t >= rows[0]!.startMs - 60_000 && t <= drawnEnd);
+  const t0 = Math.min(rows[0]!.startMs, fetches[0] ?? Infinity);
   let last = t0;
   let longest = 0;
   for (const e of rows) {
@@ -155,7 +163,7 @@ function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[]
   const plotW = width - left - 12;
   const rowH = 16;
   const top = 22;
-  const height = top + rows.length * rowH + 8;
+  const height = top + (rows.length + fetches.length) * rowH + 8;
   const x = (t: number) => left + ((t - t0) / (t1 - t0)) * plotW;
   const parts: string[] = [];
   // Axis: ticks at round offsets from the host's first request.
@@ -165,8 +173,17 @@ function timelineSvg(host: string, entries: TimelineEntry[], changesAt: number[]
     const anchor = i === 0 ? 'start' : i === axis.ticks.length - 1 ? 'end' : 'middle';
     parts.push(`<text class="tick" x="${xi.toFixed(1)}" y="14" font-size="11" fill="#57606a" text-anchor="${anchor}">+${esc(formatMs(offset))}</text>`);
   });
-  rows.forEach((e, i) => {
-    const y = top + i * rowH;
+  let fi = 0;
+  let slot = 0;
+  const robotsRow = (at: number) => {
+    const y = top + slot++ * rowH;
+    parts.push(`<g data-robots="1"><title>${esc(`${host}/robots.txt fetched at ${formatTime(at)} (+${formatMs(at - t0)})`)}</title>`);
+    parts.push(`<text x="4" y="${y + rowH - 4}" font-size="11" font-family="ui-monospace, Menlo, monospace" fill="${ROBOTS_COLOR}">robots.txt</text>`);
+    parts.push(`<rect x="${x(at).toFixed(1)}" y="${y + 2}" width="3" height="${rowH - 4}" fill="${ROBOTS_COLOR}"/></g>`);
+  };
+  rows.forEach((e) => {
+    while (fi < fetches.length && fetches[fi]! <= e.startMs) robotsRow(fetches[fi++]!);
+    const y = top + slot++ * rowH;
     const wait = e.waitReason ?? 'none';
     const title = `${e.url}\n${e.outcome}${e.status !== null ? ` ${e.status}` : ''} at +${formatMs(e.startMs - t0)}` +
       (e.intervalMs !== null ? `\ninterval ${formatMs(e.intervalMs)} (${wait})` : '') +
@@ -249,7 +266,7 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
     .map((h) => {
       const entries = timeline(record, h.host);
       const at = policyChanges(record, h.host).map((c) => Date.parse(c.at));
-      return `<section id="host-${esc(encodeURIComponent(h.host))}"><h3>${esc(h.host)}</h3>${timelineSvg(h.host, entries, at, maxRows)}${timelineTable(entries, maxRows)}</section>`;
+      return `<section id="host-${esc(encodeURIComponent(h.host))}"><h3>${esc(h.host)}</h3>${timelineSvg(h.host, entries, at, maxRows, robotsFetches(record, h.host))}${timelineTable(entries, maxRows)}</section>`;
     })
     .join('');
 
@@ -296,7 +313,7 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
 <h1>Crawl report</h1>
 <p class="sub">${esc(title)} · ${esc(formatTime(t.startMs))} to ${esc(formatTime(t.endMs))} (${esc(formatMs(t.endMs - t.startMs))}) · generated ${esc(generated)} by robots-gate</p>
 <h2>Totals</h2>
-<div class="cards" id="totals">${card('requests', t.attempts)}${card('fetched', t.fetched)}${card('blocked by robots.txt', t.blocked)}${card('skipped', t.skipped)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}${t.notUrls ? card('lines that were not URLs', t.notUrls) : ''}</div>
+<div class="cards" id="totals">${card('requests sent', t.fetched + t.error + t.overridden)}${card('URLs decided', t.attempts)}${card('fetched', t.fetched)}${card('blocked by robots.txt (not sent)', t.blocked)}${card(t.notUrls ? `skipped (${t.notUrls} of them input lines that are not URLs)` : 'skipped', t.skipped + t.notUrls)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}${t.notUrls ? card('lines that were not URLs', t.notUrls) : ''}</div>
 <h2>Hosts</h2>
 <div class="scroll"><table id="hosts"><thead><tr><th>host</th><th class="num">requests</th>${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}<th class="num">saved</th><th class="num">interval</th><th>waits from</th><th class="num">sent before interval</th><th class="num">robots.txt versions</th></tr></thead><tbody>${hostRows || '<tr><td colspan="13" class="empty">No requests.</td></tr>'}</tbody></table></div>
 ${hosts.length > tableHosts.length ? `<p class="empty">The ${tableHosts.length} hosts with the most requests are listed; ${hosts.length - tableHosts.length} more are not.</p>` : ''}

@@ -22,8 +22,10 @@ describe('report', () => {
   it('has the totals, the per-host table, the timelines, the policy change with its diff, and the blocked URLs', () => {
     const html = buildReportHtml(loadCrawlRecord(dir), { title: 'fixture crawl', generatedAtMs: 0 });
     const totals = html.slice(html.indexOf('id="totals"'), html.indexOf('<h2>Hosts'));
-    expect(totals).toContain('<b>10</b><span>requests</span>');
-    expect(totals).toContain('<b>3</b><span>blocked by robots.txt</span>');
+    // Requests sent leave out blocked URLs, for which nothing was sent.
+    expect(totals).toContain('<b>7</b><span>requests sent</span>');
+    expect(totals).toContain('<b>10</b><span>URLs decided</span>');
+    expect(totals).toContain('<b>3</b><span>blocked by robots.txt (not sent)</span>');
     expect(totals).toContain('<b>1</b><span>errors</span>');
     expect(totals).toContain('<b>1</b><span>robots.txt changes</span>');
     // Per-host rows: shop.example has 6 requests, 2 blocked, two robots.txt versions.
@@ -118,7 +120,7 @@ describe('report', () => {
       }
     }
     const html = buildReportHtml({ attempts, policies: [], changes: [] });
-    expect(html).toContain('<b>100000</b><span>requests</span>');
+    expect(html).toContain('<b>100000</b><span>URLs decided</span>');
     expect(html).toContain('The 2000 hosts with the most requests are listed; 18000 more are not.');
     expect(html).toContain('Timelines are drawn for the 100 hosts with the most requests; 19900 more are not drawn.');
     expect(html.match(/<svg /g)).toHaveLength(100);
@@ -226,10 +228,10 @@ describe('report', () => {
       const r = await runCli(['report', crawlDir, '--html', out]);
       expect(r.code, r.stderr).toBe(0);
       const html = readFileSync(out, 'utf8');
-      expect(html).toMatch(/<b>11<\/b><span>requests<\/span>/);
+      expect(html).toMatch(/<b>11<\/b><span>URLs decided<\/span>/);
       expect(html).toContain('<h2>Lines that were not URLs: 1</h2>');
       expect(html).toContain(`<td class="url mono">${NOT_A_URL}</td><td class="nw">invalid-url</td>`);
-      expect(html).toMatch(/<b>3<\/b><span>blocked by robots.txt<\/span>/);
+      expect(html).toMatch(/<b>3<\/b><span>blocked by robots.txt \(not sent\)<\/span>/);
       expect(html).toMatch(/<b>1<\/b><span>robots.txt changes<\/span>/);
       expect(html).toMatch(/<div class="added">.*?\+ Disallow: \/checkout<\/div>/);
       expect(html).toMatch(/\/checkout<\/td><td class="nw">disallowed-by-rule<\/td><td class="num">3<\/td>/);
