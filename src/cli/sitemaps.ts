@@ -5,13 +5,15 @@ import { Command } from 'commander';
 import { RobotsGate } from '../gate/gate.js';
 import { discoverSitemaps, type DiscoveryStats, type SitemapReport } from '../discovery/index.js';
 import { printable } from './lint.js';
-import { cliIdentity } from './identity.js';
+import { collect } from './repeatable.js';
+import { cliIdentity, PRODUCT_TOKEN_HELP } from './identity.js';
 
 /** Exit codes, as `--help` documents them. */
 export const SITEMAPS_EXIT = { ok: 0, someUnread: 1, usage: 2 } as const;
 
 interface SitemapsCliOptions {
   userAgent: string;
+  productToken: string[];
   json?: boolean;
   resolve: string[];
   timeout: string;
@@ -20,13 +22,13 @@ interface SitemapsCliOptions {
   quiet?: boolean;
 }
 
-const collect = (v: string, acc: string[]) => [...acc, v];
 
 export function sitemapsCommand(): Command {
   return new Command('sitemaps')
     .description("list the URLs each origin's robots.txt Sitemap: lines lead to (sitemaps and indexes read through the gate), without crawling them")
     .argument('<origin...>', 'origins (or any URL on them)')
     .requiredOption('--user-agent <ua>', "the crawler's User-Agent; every sitemap request is decided by its product token")
+    .option('--product-token <name>', PRODUCT_TOKEN_HELP, collect, [])
     .option('--json', 'one JSON object a line: url, lastmod, changefreq, priority, sitemap (source), robotsUrl (the advertising robots.txt)')
     .option('--resolve <host:port:addr>', 'connect HOST:PORT to ADDR instead (curl convention); repeatable', collect, [])
     .option('--timeout <ms>', 'one sitemap fetch, body included, in ms', '30000')
@@ -70,8 +72,8 @@ async function runSitemaps(origins: string[], opts: SitemapsCliOptions): Promise
   let gate: RobotsGate;
   try {
     // The identity first: its errors name --user-agent, the gate's name its own option.
-    cliIdentity(opts.userAgent, []);
-    gate = new RobotsGate({ userAgent: opts.userAgent, resolve: opts.resolve, timeoutMs: Math.min(timeoutMs as number, 10_000), minIntervalMs: minIntervalMs as number });
+    cliIdentity(opts.userAgent, opts.productToken);
+    gate = new RobotsGate({ userAgent: opts.userAgent, ...(opts.productToken.length ? { productToken: opts.productToken } : {}), resolve: opts.resolve, timeoutMs: Math.min(timeoutMs as number, 10_000), minIntervalMs: minIntervalMs as number });
   } catch (e) {
     err((e as Error).message);
     return SITEMAPS_EXIT.usage;

@@ -48,4 +48,28 @@ describe('robots-gate sitemaps', () => {
     const n = await runCli(['sitemaps', 'http://x.test', '--user-agent', 'ListBot/1.0', '--max-urls-per-host', 'lots']);
     expect(n.code).toBe(2);
   });
+
+  it('--product-token picks the group that decides each sitemap request', async () => {
+    let a = '';
+    server = await startVirtualHosts({
+      'a.test': (req, res) => {
+        const body: Record<string, string> = {
+          '/robots.txt': `User-agent: ListBot\nDisallow: /maps/\n\nUser-agent: *\nAllow: /\n\nSitemap: ${a}/maps/s.xml\n`,
+          '/maps/s.xml': urlset([`${a}/maps/x`]),
+        };
+        const b = body[req.url ?? ''];
+        if (b === undefined) return void res.writeHead(404).end();
+        res.writeHead(200).end(b);
+      },
+    });
+    a = server.origin('a.test');
+    const args = ['sitemaps', a, '--min-interval', '0', ...server.resolve.flatMap((e) => ['--resolve', e])];
+    const named = await runCli([...args, '--user-agent', 'Mozilla/5.0 (X11) ListBot/1.0', '--product-token', 'ListBot']);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain(`sitemap ${a}/maps/s.xml blocked`);
+    expect(server.requests('a.test', '/maps/s.xml')).toHaveLength(0);
+    const other = await runCli([...args, '--user-agent', 'OtherBot/1.0']);
+    expect(other.code).toBe(0);
+    expect(other.stdout.trim()).toBe(`${a}/maps/x`);
+  });
 });
