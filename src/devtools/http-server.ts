@@ -61,13 +61,13 @@ export class HttpSide {
   }
 
   /** The path after the token, or null when the token is missing or wrong. */
-  private route(req: http.IncomingMessage): { path: string; query: URLSearchParams } | null {
+  private route(req: http.IncomingMessage): { path: string } | null {
     if (!LOOPBACK_HOST.test(req.headers.host ?? '')) return null;
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const [, first, ...rest] = url.pathname.split('/');
-    if (this.isToken(first ?? '')) return { path: `/${rest.join('/')}`, query: url.searchParams };
+    if (this.isToken(first ?? '')) return { path: `/${rest.join('/')}` };
     // Also `?token=` on Chromium's own paths, for clients that take only host and port.
-    if (this.isToken(url.searchParams.get('token') ?? '')) return { path: url.pathname, query: url.searchParams };
+    if (this.isToken(url.searchParams.get('token') ?? '')) return { path: url.pathname };
     return null;
   }
 
@@ -100,7 +100,14 @@ export class HttpSide {
       return json(200, targetInfos.filter((t) => LISTED.has(t.type)).map((t) => this.describe(t)));
     }
     if (path === '/json/new') {
-      const url = [...r.query.keys()].find((k) => k !== 'token') ?? 'about:blank';
+      // As Chromium: the whole query is the URL (`/json/new?https://x.test/?a=b`), less our `token=`.
+      const raw = (req.url ?? '').split('?').slice(1).join('?').replace(/(?:^|&)token=[^&]*/, '');
+      let url = raw || 'about:blank';
+      try {
+        url = decodeURIComponent(url);
+      } catch {
+        // not %-encoded after all: taken as it is
+      }
       const { targetId } = await up.call<{ targetId: string }>('Target.createTarget', { url });
       const { targetInfo } = await up.call<{ targetInfo: TargetInfo }>('Target.getTargetInfo', { targetId });
       return json(200, this.describe(targetInfo));

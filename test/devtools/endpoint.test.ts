@@ -188,6 +188,11 @@ describe('the endpoint', () => {
     const list = await fetch(`${h.endpoint.httpUrl}/json/list`).then((r) => r.json());
     const page = list.find((t: { type: string }) => t.type === 'page');
     expect(page.webSocketDebuggerUrl).toBe(`ws://127.0.0.1:${h.endpoint.port}/${h.endpoint.token}/devtools/page/${page.id}`);
+    // /json/new takes the whole query as the URL, as Chromium does; the page loads it, gated.
+    const made = await fetch(`${h.endpoint.httpUrl}/json/new?${h.site.url(WWW, '/made?a=1&b=2')}`).then((r) => r.json());
+    for (let i = 0; i < 40 && !h.site.paths(WWW).includes('/made?a=1&b=2'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(h.site.paths(WWW)).toContain('/made?a=1&b=2');
+    expect(made.webSocketDebuggerUrl).toContain(`/devtools/page/${made.id}`);
     // `?token=` works on Chromium's own paths too.
     expect((await fetch(`${plain()}/json/version?token=${h.endpoint.token}`)).status).toBe(200);
   });
