@@ -23,6 +23,28 @@ const BARE_AMP = /&(?![A-Za-z_][A-Za-z0-9._-]*;|#[0-9]+;|#x[0-9A-Fa-f]+;)/g;
 /** Characters of one reference at most, `&` and `;` included (longer ones are not ours to wait for). */
 const MAX_REFERENCE = 40;
 
+const CDATA_OPEN = '<![CDATA[';
+const CDATA_CLOSE = ']]>';
+
+/** How many characters at the end of `s` may be the start of something the next chunk finishes. */
+function heldTail(s: string, inCdata: boolean): number {
+  if (inCdata) {
+    // `]` or `]]` may be the start of the closing `]]>`.
+    return s.endsWith(']]') ? 2 : s.endsWith(']') ? 1 : 0;
+  }
+  let hold = 0;
+  const amp = s.lastIndexOf('&');
+  if (amp >= 0 && s.length - amp < MAX_REFERENCE && s.indexOf(';', amp) < 0) hold = s.length - amp;
+  // A cut CDATA opening marker (`<`, `<!`, … `<![CDATA`).
+  for (let n = Math.min(CDATA_OPEN.length - 1, s.length); n > 0; n--) {
+    if (CDATA_OPEN.startsWith(s.slice(s.length - n))) {
+      hold = Math.max(hold, n);
+      break;
+    }
+  }
+  return hold;
+}
+
 const ROOTS: Record<string, SitemapFormat> = { urlset: 'urlset', sitemapindex: 'sitemapindex', rss: 'rss', rdf: 'rss', feed: 'atom', html: 'html' };
 /** The element each format wraps one entry in. */
 const RECORD: Partial<Record<SitemapFormat, string>> = { urlset: 'url', sitemapindex: 'sitemap', rss: 'item', atom: 'entry' };
@@ -68,6 +90,7 @@ export class SitemapParser {
   #value = '';
   #carry = '';
   #bareAmp = false;
+  #inCdata = false;
 
   constructor(private readonly onEntry: (entry: SitemapEntry) => void) {}
 
@@ -93,22 +116,48 @@ export class SitemapParser {
   #writeXml(chunk: string): void {
     let s = this.#carry + chunk;
     this.#carry = '';
-    const amp = s.lastIndexOf('&');
-    if (amp >= 0 && s.length - amp < MAX_REFERENCE && s.indexOf(';', amp) < 0) {
-      this.#carry = s.slice(amp);
-      s = s.slice(0, amp);
+    // Hold back a tail that may be cut mid-way: a reference (`&am`), or a CDATA marker (`<![CD`,
+    // `]]`), so the next chunk completes it.
+    const hold = heldTail(s, this.#inCdata);
+    if (hold > 0) {
+      this.#carry = s.slice(s.length - hold);
+      s = s.slice(0, s.length - hold);
     }
-    const escaped = s.replace(BARE_AMP, '&amp;');
-    if (escaped.length !== s.length && !this.#bareAmp) {
-      this.#bareAmp = true;
-      this.#problem('a bare "&" (not escaped as &amp;) was read as a literal "&"');
+    this.#xml!.write(this.#escape(s));
+  }
+
+  /** Escape bare `&` outside CDATA sections (inside one, `&` is literal already). */
+  #escape(s: string): string {
+    let out = '';
+    let pos = 0;
+    while (pos < s.length) {
+      if (this.#inCdata) {
+        const close = s.indexOf(CDATA_CLOSE, pos);
+        if (close < 0) return out + s.slice(pos);
+        out += s.slice(pos, close + CDATA_CLOSE.length);
+        pos = close + CDATA_CLOSE.length;
+        this.#inCdata = false;
+        continue;
+      }
+      const open = s.indexOf(CDATA_OPEN, pos);
+      const text = s.slice(pos, open < 0 ? s.length : open);
+      const escaped = text.replace(BARE_AMP, '&amp;');
+      if (escaped.length !== text.length && !this.#bareAmp) {
+        this.#bareAmp = true;
+        this.#problem('a bare "&" (not escaped as &amp;) was read as a literal "&"');
+      }
+      out += escaped;
+      if (open < 0) return out;
+      out += CDATA_OPEN;
+      pos = open + CDATA_OPEN.length;
+      this.#inCdata = true;
     }
-    this.#xml!.write(escaped);
+    return out;
   }
 
   end(): void {
     if (this.#xml) {
-      if (this.#carry !== '') this.#xml.write(this.#carry.replace(BARE_AMP, '&amp;'));
+      if (this.#carry !== '') this.#xml.write(this.#escape(this.#carry));
       if (!this.done) this.#xml.close();
     } else if (this.#text) {
       this.#line(this.#text.line, this.#text.overlong);
