@@ -8,7 +8,7 @@ import { SqliteAuditSink } from '../audit/sqlite-sink.js';
 import { BrowserNotFoundError } from '../browser/errors.js';
 import { DEFAULT_CHROMIUM, hostResolverRules } from '../browser/launch.js';
 import { DevToolsEndpoint } from '../devtools/endpoint.js';
-import { EndpointListenError } from '../devtools/errors.js';
+import { BrowserStartError, EndpointListenError } from '../devtools/errors.js';
 import { SessionAudit } from '../devtools/session-audit.js';
 import { RobotsGate } from '../gate/index.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
@@ -57,8 +57,8 @@ Browser.close disconnects the client that sends it; the browser stays for the ot
 
 Exit codes:
   0  stopped by SIGINT or SIGTERM
-  1  the browser exited (crashed, killed) while serving: every client was disconnected
-  2  bad usage: a bad option value, no Chromium at --chromium
+  1  the browser exited (crashed, killed) while starting or serving: every client was disconnected
+  2  bad usage: a bad option value, no Chromium at --chromium (or a binary that does not answer as one)
   3  the audit in --out cannot be written
   4  the port cannot be bound (in use, not permitted)`,
     )
@@ -124,7 +124,8 @@ async function runBrowser(opts: BrowserCliOptions): Promise<number> {
     say((err as Error).message);
     audit?.close('failed', (err as Error).message);
     await gate.close();
-    return err instanceof EndpointListenError ? BROWSER_EXIT.listen : BROWSER_EXIT.browserExited;
+    if (err instanceof EndpointListenError) return BROWSER_EXIT.listen;
+    return err instanceof BrowserStartError ? BROWSER_EXIT.usage : BROWSER_EXIT.browserExited;
   }
 
   let auditError: Error | null = null;

@@ -11,7 +11,8 @@ import type { WebSocket } from 'ws';
 import type { Decision } from '../gate/types.js';
 import { Chromium } from './chromium.js';
 import { Client } from './client.js';
-import type { BrowserExitedError } from './errors.js';
+import { BrowserStartError, type BrowserExitedError } from './errors.js';
+import { DEFAULT_CHROMIUM } from '../browser/launch.js';
 import { HttpSide } from './http-server.js';
 import { RobotsDomain } from './robots-domain.js';
 import { TargetWatch, type TargetRequest, type UngatableTarget } from './target-watch.js';
@@ -39,6 +40,8 @@ export interface DevToolsEndpointOptions {
   resolve?: readonly string[];
   /** The token clients must give; default 24 random bytes, base64url. */
   token?: string;
+  /** Time for the browser to answer on its DevTools pipe, in ms (default 30,000). */
+  startTimeoutMs?: number;
 }
 
 export interface DevToolsEndpointEvents {
@@ -82,7 +85,8 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
 
   /**
    * Starts Chromium, gates every target it will open, and listens on 127.0.0.1.
-   * @throws BrowserNotFoundError (no Chromium at the path), BrowserStartError, EndpointListenError.
+   * @throws BrowserNotFoundError (no Chromium at the path), BrowserStartError (it did not start, or did
+   *  not answer within `startTimeoutMs`), EndpointListenError.
    */
   static async start(o: DevToolsEndpointOptions): Promise<DevToolsEndpoint> {
     const chromium = await Chromium.start({
@@ -116,7 +120,15 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
         },
         (t: UngatableTarget) => void (ungatableChannel.hasSubscribers && ungatableChannel.publish(t)),
       );
-      await watch.start();
+      // A binary that is not Chromium may never answer on the pipe: give up rather than hang.
+      const startTimeoutMs = o.startTimeoutMs ?? 30_000;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        watch.start(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new BrowserStartError(o.executablePath ?? DEFAULT_CHROMIUM, `no DevTools answer on its pipe within ${startTimeoutMs} ms`)), startTimeoutMs);
+        }),
+      ]).finally(() => clearTimeout(timer));
       const http = new HttpSide({
         port: o.port ?? 9222,
         token,

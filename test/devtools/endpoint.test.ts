@@ -238,3 +238,23 @@ describe('the endpoint', () => {
     }
   });
 });
+
+describe('a binary that is not Chromium', () => {
+  test('one that never answers on the pipe fails the start with BrowserStartError, not a hang', async () => {
+    const { DevToolsEndpoint } = await import('../../src/devtools/endpoint.js');
+    const { BrowserStartError } = await import('../../src/devtools/errors.js');
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-not-chromium-'));
+    const fake = path.join(dir, 'chromium');
+    fs.writeFileSync(fake, '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
+    try {
+      const started = DevToolsEndpoint.start({ gate: h.gate, port: 0, executablePath: fake, startTimeoutMs: 1_000 });
+      await expect(started).rejects.toBeInstanceOf(BrowserStartError);
+      await expect(started).rejects.toThrow(/no DevTools answer on its pipe within 1000 ms/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
