@@ -200,6 +200,7 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
       check: (url) => gate.check(url),
       takeSlot,
       record,
+      userAgent: gate.userAgent,
     });
   }
   const browser = c.browserPool && Array.isArray(c.preNavigationHooks) ? browserHooks(c as never, gate, { takeSlot, record }) : null;

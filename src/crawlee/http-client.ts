@@ -14,6 +14,10 @@ export interface HopGate {
   takeSlot: TakeSlot;
   /** Each hop's attempt, for the audit; absent: none written. */
   record?: (a: Attempt) => void;
+  /** The User-Agent every hop is sent with (the gate's `userAgent`), replacing any the request
+   *  carries, with got-scraping's browser header generation off: the identity robots.txt was
+   *  matched against and the audit records is the one the server sees. Absent: headers as given. */
+  userAgent?: string;
 }
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
@@ -92,7 +96,7 @@ export class GatedHttpClient implements BaseHttpClient {
       const sentMs = Date.now();
       let res: R;
       try {
-        res = await send({ ...request, url, method, body, headers, followRedirect: false } as HttpRequest);
+        res = await send({ ...request, url, method, body, headers: this.identify(headers), followRedirect: false, ...this.noGenerator } as HttpRequest);
       } catch (err) {
         slot.release();
         this.g.record?.({
@@ -138,6 +142,20 @@ export class GatedHttpClient implements BaseHttpClient {
       }
       return this.settle(res, chain, base, onEnd, slot);
     }
+  }
+
+  /** got-scraping would otherwise send a generated browser's User-Agent (and client hints), new per request. */
+  private get noGenerator(): { useHeaderGenerator?: false } {
+    return this.g.userAgent === undefined ? {} : { useHeaderGenerator: false };
+  }
+
+  /** `headers` with the gate's User-Agent in place of any other spelling of it. */
+  private identify(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+    if (this.g.userAgent === undefined) return headers;
+    const out: typeof headers = {};
+    for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() !== 'user-agent') out[k] = v;
+    out['user-agent'] = this.g.userAgent;
+    return out;
   }
 
   private settle<R extends BaseHttpResponseData>(
