@@ -21,6 +21,15 @@ export interface SqliteAuditSinkOptions {
 
 /** Appends audit rows to a SQLite file (created if missing; an existing audit is appended to).
  *  @throws AuditWriteError (code `ERR_AUDIT_WRITE`) when the file cannot be opened or written. */
+/** The host of an origin as attempt rows name it (URL.hostname). */
+function hostOf(origin: string): string {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return origin;
+  }
+}
+
 export class SqliteAuditSink implements AuditSink {
   private readonly db: Database.Database;
   private readonly insertAttempt: Statement;
@@ -31,6 +40,8 @@ export class SqliteAuditSink implements AuditSink {
   private closed = false;
   private readonly batch: boolean;
   private pending: { stmt: Statement; args: unknown[] }[] = [];
+  /** Hosts with a pending row: flush(host) for any other host has nothing to make durable. */
+  private pendingHosts = new Set<string>();
   private scheduled: NodeJS.Immediate | undefined;
   /** A failed batch commit from the end-of-turn flush, thrown at the next call (never from a timer). */
   private failure: unknown;
@@ -81,6 +92,7 @@ export class SqliteAuditSink implements AuditSink {
   }
 
   recordAttempt(row: AttemptRow): void {
+    if (this.batch) this.pendingHosts.add(row.host);
     this.write(this.insertAttempt, {
         ...row,
         policyStatus: row.policyStatus === null ? null : String(row.policyStatus),
@@ -95,6 +107,7 @@ export class SqliteAuditSink implements AuditSink {
   }
 
   recordPolicy(row: PolicyRow): void {
+    if (this.batch) this.pendingHosts.add(hostOf(row.origin));
     this.write(this.insertPolicy, {
         sha256: row.sha256,
         origin: row.origin,
@@ -108,6 +121,7 @@ export class SqliteAuditSink implements AuditSink {
   }
 
   recordPolicyChange(row: PolicyChangeRow): void {
+    if (this.batch) this.pendingHosts.add(hostOf(row.origin));
     this.write(this.insertChange, row.runId, row.origin, row.oldSha256, row.newSha256, row.at);
   }
 
@@ -121,12 +135,15 @@ export class SqliteAuditSink implements AuditSink {
 
   /**
    * Commit every row recorded so far, in one transaction (nothing to do without `batch`).
+   * @param host a request to this host is about to be sent: commit only if a row of this host is
+   *   pending (then all pending rows go, in order), so rows of many hosts share a transaction.
    * @throws AuditWriteError when the commit fails (the rows stay pending), or when an end-of-turn
    *   commit failed since the last call.
    */
-  flush(): void {
+  flush(host?: string): void {
     this.throwFailure();
     if (this.pending.length === 0) return;
+    if (host !== undefined && !this.pendingHosts.has(host)) return;
     const rows = this.pending;
     try {
       this.commit(rows);
@@ -134,6 +151,7 @@ export class SqliteAuditSink implements AuditSink {
       throw auditWriteError(err, this.path, 'write the audit to');
     }
     this.pending = [];
+    this.pendingHosts.clear();
   }
 
   close(): void {

@@ -19,8 +19,8 @@ export class TeeAuditSink implements AuditSink {
   recordRunEnd(row: RunEndRow): void {
     for (const s of this.sinks) s.recordRunEnd?.(row);
   }
-  flush(): void {
-    for (const s of this.sinks) s.flush?.();
+  flush(host?: string): void {
+    for (const s of this.sinks) s.flush?.(host);
   }
   close(): void {
     for (const s of this.sinks) s.close();

@@ -149,8 +149,9 @@ export interface AuditSink {
   recordPolicyChange(row: PolicyChangeRow): void;
   recordRun?(row: RunRow): void;
   recordRunEnd?(row: RunEndRow): void;
-  /** Make every row recorded so far durable (a batching sink commits them). A crawl calls it before
-   *  it sends each request. Optional: a sink that writes each row at once needs none. */
-  flush?(): void;
+  /** Make the rows recorded so far durable (a batching sink commits them). A crawl calls it with the
+   *  host before it sends each request there: at least that host's rows must be durable on return.
+   *  Without a host, all of them. Optional: a sink that writes each row at once needs none. */
+  flush?(host?: string): void;
   close(): void;
 }

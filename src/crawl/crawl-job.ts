@@ -408,7 +408,7 @@ export class CrawlJob {
     const checkedAt = Date.now();
     let decision: Decision;
     // The check may send this host's robots.txt request: the rows recorded so far go first.
-    this.o.audit.flush?.();
+    this.o.audit.flush?.(host);
     try {
       decision = await gate.check(url);
     } catch (err) {
@@ -482,7 +482,7 @@ export class CrawlJob {
     let result: Awaited<ReturnType<DocumentTransport['fetch']>>;
     try {
       // The crash promise: every row recorded before this request is durable before it is sent.
-      this.o.audit.flush?.();
+      this.o.audit.flush?.(host);
       result = await this.o.transport.fetch(url, { decision, signal: this.o.signal, slotHeld: true });
     } catch (err) {
       await slot.release(Date.now());
@@ -578,7 +578,7 @@ export class CrawlJob {
     }
     let result: Awaited<ReturnType<DocumentTransport['fetch']>>;
     try {
-      this.o.audit.flush?.();
+      this.o.audit.flush?.(t.item.host);
       result = await this.o.transport.fetch(url, { signal: this.o.signal, slotHeld: true, ...(own ? { decision: own } : {}) });
     } finally {
       // +1: Date.now() rounds down; the interval never counts from before the end.

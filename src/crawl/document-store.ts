@@ -76,20 +76,45 @@ export async function saveDocument(outDir: string, url: string, body: Uint8Array
 async function writeNew(outDir: string, rel: string, body: Uint8Array): Promise<boolean> {
   const full = resolveInside(outDir, rel);
   const dir = path.dirname(full);
-  await fs.mkdir(dir, { recursive: true });
   // Random, so no document's path (a URL may name `.~rg-…` too) is ever taken for it.
   const tmp = path.join(dir, `.~rg-${process.pid}-${randomBytes(6).toString('hex')}.part`);
   try {
-    await fs.writeFile(tmp, body, { flag: 'wx' });
+    await writeTemp(dir, tmp, body);
     await placeNew(tmp, full);
+    // Gone already where placeNew renamed it (no hard links); the document is in place either way.
+    await fs.unlink(tmp).catch(() => {});
     return true;
   } catch (err) {
-    if ((err as { code?: string }).code !== 'EEXIST') throw err;
-  } finally {
+    // A write cut short (a full disk) may have left part of the temporary file.
     await fs.rm(tmp, { force: true });
+    if ((err as { code?: string }).code !== 'EEXIST') throw err;
   }
   const there = await fs.readFile(full).catch(() => undefined);
   return there !== undefined && Buffer.from(body.buffer, body.byteOffset, body.byteLength).equals(there);
+}
+
+/** Folders made (or found) by this process: a crawl saves many documents per folder, and a mkdir
+ *  per document (with its lstat walk) was a tenth of a fast crawl's time. Bounded: past the cap it
+ *  starts again, which costs only mkdir calls. */
+const madeDirs = new Set<string>();
+const MADE_DIRS_MAX = 100_000;
+
+/** Write the temporary file, making its folder first unless this process already has. */
+async function writeTemp(dir: string, tmp: string, body: Uint8Array): Promise<void> {
+  if (!madeDirs.has(dir)) {
+    await fs.mkdir(dir, { recursive: true });
+    if (madeDirs.size >= MADE_DIRS_MAX) madeDirs.clear();
+    madeDirs.add(dir);
+  }
+  try {
+    await fs.writeFile(tmp, body, { flag: 'wx' });
+  } catch (err) {
+    // The folder went away since (removed by hand mid-crawl): make it again, once.
+    if ((err as { code?: string }).code !== 'ENOENT') throw err;
+    madeDirs.delete(dir);
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(tmp, body, { flag: 'wx' });
+  }
 }
 
 /** Give `tmp` the name `full` unless a file has it. @throws EEXIST when one has. */

@@ -40,6 +40,18 @@ describe('SqliteAuditSink { batch: true }', () => {
     sink.close();
   });
 
+  it('flush(host) commits only when a row of that host is pending, and then every pending row', () => {
+    const file = dbPath();
+    const sink = new SqliteAuditSink(file, { batch: true });
+    sink.recordAttempt(attemptRow({ host: 'a.test', url: 'http://a.test/1' }));
+    sink.recordAttempt(attemptRow({ host: 'b.test', url: 'http://b.test/1' }));
+    sink.flush('c.test'); // nothing of c.test is pending: its request may go, the rows wait
+    expect(committed(file)).toBe(0);
+    sink.flush('b.test');
+    expect(committed(file)).toBe(2);
+    sink.close();
+  });
+
   it('commits at the end of the turn the rows were recorded in, without a flush', async () => {
     const file = dbPath();
     const sink = new SqliteAuditSink(file, { batch: true });

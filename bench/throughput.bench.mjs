@@ -1,0 +1,83 @@
+// Crawl throughput: `robots-gate crawl` (gate, frontier, pacing, documents saved, SQLite audit) over
+// 200, 2,000 and 20,000 loopback host names against a plain undici request() loop at the same
+// concurrency over the same URLs (bench/throughput-peer.mjs), both as subprocesses of this one, which
+// serves every host from one loopback server. No floor between requests to a host (--min-interval 0):
+// what is measured is the crawler's own cost per URL, not politeness. URLs/s and peak RSS (GNU time).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CLI = path.join(here, '..', 'dist', 'cli', 'main.js');
+const CONCURRENCY = 16;
+const PLANS = [[200, 10], [2_000, 10], [20_000, 1]]; // hosts, URLs per host
+const page = '<html><body>' + 'x'.repeat(4_000) + '</body></html>';
+
+async function server() {
+  const s = http.createServer((req, res) => {
+    if (req.url === '/robots.txt') return void res.end('User-agent: *\nDisallow: /private\n');
+    res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+  });
+  s.keepAliveTimeout = 60_000;
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  return { port: s.address().port, close: () => new Promise((r) => (s.closeAllConnections(), s.close(r))) };
+}
+
+/** Run a command under GNU time; resolves with its stdout, stderr and peak RSS in MB. */
+function timed(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/usr/bin/time', ['-f', 'MAXRSS %M', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const m = /MAXRSS (\d+)/.exec(err);
+      resolve({ code, out, err, rssMB: m ? Number(m[1]) / 1024 : NaN });
+    });
+  });
+}
+
+export async function run() {
+  if (!fs.existsSync('/usr/bin/time')) {
+    console.log('GNU time (/usr/bin/time) is missing: apt-get install time. Skipped.');
+    return;
+  }
+  const srv = await server();
+  const rows = [];
+  try {
+    for (const [hosts, per] of PLANS) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-throughput-'));
+      const names = Array.from({ length: hosts }, (_, i) => `h${i}.bench.test`);
+      const urls = [];
+      for (let k = 0; k < per; k++) for (const h of names) urls.push(`http://${h}:${srv.port}/p${k}.html`);
+      const list = path.join(dir, 'urls.txt');
+      fs.writeFileSync(list, urls.join('\n') + '\n');
+      const resolve = names.flatMap((h) => ['--resolve', `${h}:${srv.port}:127.0.0.1`]);
+      const t0 = performance.now();
+      const crawl = await timed([process.execPath, CLI, 'crawl', list, '--user-agent', 'BenchBot/1.0 (+https://bench.example/bot)', '--out', path.join(dir, 'out'),
+        '--concurrency', String(CONCURRENCY), '--min-interval', '0', '--progress-interval', '600000', ...resolve]);
+      const crawlMs = performance.now() - t0;
+      if (crawl.code !== 0) throw new Error(`crawl exited ${crawl.code}: ${crawl.err.slice(-500)}`);
+      const peer = await timed([process.execPath, path.join(here, 'throughput-peer.mjs'), list, String(CONCURRENCY), '127.0.0.1', String(srv.port)]);
+      if (peer.code !== 0) throw new Error(`peer exited ${peer.code}: ${peer.err.slice(-800)}`);
+      const p = JSON.parse(peer.out.trim().split('\n').pop());
+      fs.rmSync(dir, { recursive: true, force: true });
+      // Both figures include start-up (the crawl's: reading --resolve, opening the audit).
+      const peerMs = p.ms;
+      rows.push({ hosts, urls: urls.length, crawl: urls.length / (crawlMs / 1000), crawlRss: crawl.rssMB, peer: urls.length / (peerMs / 1000), peerRss: peer.rssMB });
+    }
+  } finally {
+    await srv.close();
+  }
+  console.log(`| hosts | URLs | robots-gate crawl, URLs/s | peak RSS | undici request() loop, URLs/s | peak RSS | ratio | target |`);
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const r of rows) {
+    console.log(`| ${r.hosts.toLocaleString('en-US')} | ${r.urls.toLocaleString('en-US')} | ${Math.round(r.crawl).toLocaleString('en-US')} | ${Math.round(r.crawlRss)} MB | ${Math.round(r.peer).toLocaleString('en-US')} | ${Math.round(r.peerRss)} MB | ${(r.crawl / r.peer).toFixed(2)} | ${r.hosts === 2_000 ? '≥ 0.5' : ''} |`);
+  }
+  console.log(`\nConcurrency ${CONCURRENCY} for both; the crawl's time is the whole process (start-up, robots.txt per host, audit), the loop's its requests alone. Each host's robots.txt is one more request for the crawl.`);
+}
