@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const order = ['parser', 'first-decision', 'origins', 'gate', 'politeness', 'schedule', 'throughput', 'crawl', 'fleet', 'browser', 'crawlee', 'devtools', 'sitemap'];
+const order = ['parser', 'first-decision', 'origins', 'gate', 'politeness', 'schedule', 'broad', 'throughput', 'crawl', 'fleet', 'browser', 'crawlee', 'devtools', 'sitemap'];
 const only = process.argv.slice(2);
 for (const name of order) {
   if (only.length && !only.includes(name)) continue;
