@@ -589,8 +589,11 @@ export class CrawlJob {
     if (last.status !== null && last.status >= 200 && last.status < 300 && !last.blocked) {
       file = parseTdmRep(new TextDecoder().decode(result.body));
     }
-    const copy: TdmRepCopy = { url: last.url, file };
-    this.tdmReps.set(origin, copy);
+    // A file that could not be read says nothing yet: not kept, so the next URL of the origin
+    // asks again, and meanwhile it reserves (fail closed, as an unreachable robots.txt does).
+    const unreachable = last.error !== null ? last.error.code : last.status !== null && (last.status >= 500 || last.status === 429) ? last.status : undefined;
+    const copy: TdmRepCopy = { url: last.url, file, ...(unreachable !== undefined ? { unreachable } : {}) };
+    if (unreachable === undefined) this.tdmReps.set(origin, copy);
     for (let i = 0; i < result.hops.length; i++) {
       const hop = result.hops[i]!;
       const row = this.hopRow(hop, { kind: 'tdmrep', parentUrl: i === 0 ? t.item.url : result.hops[i - 1]!.url }, false, t.item.host, t, {
@@ -823,8 +826,10 @@ export class CrawlJob {
       policyFetchedAt: d ? d.policy.fetchedAt : null,
       policyStatus: d ? d.policy.status : null,
       reason: p.reason ?? d?.reason ?? '',
-      ruleLine: d?.rule?.line ?? null,
-      rulePattern: d?.rule?.pattern ?? null,
+      // A usage reservation is decided by a usage line or header, not by the access rule.
+      ...(p.reason === 'usage-reserved' || (p.reason === undefined && d?.reason === 'usage-reserved')
+        ? this.usage.decidingLine(p.usage ?? d?.usage)
+        : { ruleLine: d?.rule?.line ?? null, rulePattern: d?.rule?.pattern ?? null }),
       parentUrl: p.parentUrl ?? null,
       kind: p.kind ?? 'page',
       waitReason: p.waitReason ?? null,

@@ -7,6 +7,7 @@ import {
   signalFromTdmRep,
   signalsFromHeaders,
   signalsFromHtml,
+  tdmRepUnreachable,
   usageVerdict,
   type Purpose,
   type TdmRepFile,
@@ -19,6 +20,8 @@ import type { Hop } from './types.js';
 export interface TdmRepCopy {
   readonly url: string;
   readonly file: TdmRepFile | null;
+  /** The read failed (5xx, 429, network error: its status or code): the file may exist. */
+  readonly unreachable?: number | string;
 }
 
 const HTML = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
@@ -41,11 +44,20 @@ export class UsageCheck {
   /** The TDMRep file's rule for `url`, as a verdict, when it reserves the purpose (the document
    *  is then not fetched); null otherwise. */
   reservedByTdmRep(url: string, tdm: TdmRepCopy | null): UsageVerdict | null {
-    if (this.o.purpose === undefined || tdm?.file == null) return null;
-    const signal = signalFromTdmRep(tdm.file, pathOf(url), tdm.url);
+    if (this.o.purpose === undefined || tdm == null) return null;
+    const signal = tdm.unreachable !== undefined ? tdmRepUnreachable(tdm.url, tdm.unreachable) : tdm.file ? signalFromTdmRep(tdm.file, pathOf(url), tdm.url) : null;
     if (signal === null) return null;
     const verdict = usageVerdict([signal]);
     return isReserved(verdict, this.o.purpose) ? verdict : null;
+  }
+
+  /** The signal that reserved the purpose, as the row's rule columns: a robots.txt line with its
+   *  text (`Content-Usage: train-ai=n`), or a header or meta (no line). */
+  decidingLine(usage: UsageVerdict | null | undefined): { ruleLine: number | null; rulePattern: string | null } {
+    const s = this.o.purpose !== undefined ? usage?.purposes[this.o.purpose].signals[0] : undefined;
+    if (s === undefined) return { ruleLine: null, rulePattern: null };
+    const name = { 'content-usage': 'Content-Usage', 'content-signal': 'Content-Signal' }[s.kind as string] ?? s.kind;
+    return { ruleLine: s.line ?? null, rulePattern: `${name}: ${s.value}` };
   }
 
   /** The verdict of a document that answered (`hop` is the last hop, `decision` its decision),

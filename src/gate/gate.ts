@@ -51,6 +51,9 @@ export interface CheckOptions {
   signal?: AbortSignal;
 }
 
+/** TDMRep's per-origin file (W3C TDM Reservation Protocol). */
+const TDMREP_PATH = '/.well-known/tdmrep.json';
+
 export interface RobotsGateEvents {
   /** A robots.txt record was fetched or loaded from the store into this gate. */
   policy: [record: PolicyRecord];
@@ -322,7 +325,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     }
     // After override on purpose: an override is a right to fetch, not a licence for a use the site reserves.
     const purpose: Purpose | undefined = this.#o.purpose;
-    if (allowed && usage !== undefined && purpose !== undefined && isReserved(usage, purpose)) {
+    // The TDMRep file is a reservation, not content: reading it is how a reserved use is learned.
+    if (allowed && usage !== undefined && purpose !== undefined && isReserved(usage, purpose) && pathQuery !== TDMREP_PATH) {
       allowed = false;
       reason = 'usage-reserved';
     }

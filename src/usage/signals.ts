@@ -70,13 +70,14 @@ export function signalsFromHeaders(headers: Readonly<Record<string, string | str
   return out;
 }
 
-/** HTML read at most, in characters: meta tags belong in the head. */
-const MAX_HTML_CHARS = 1 << 20;
+/** HTML is fed to the tokenizer in chunks, so reading can stop at `<body>` without tokenizing the rest. */
+const CHUNK_CHARS = 64 * 1024;
 
 /**
  * Signals of an HTML document's `<meta>` tags in its head: `robots` and crawler-named robots metas
  * (`<meta name="gptbot" content="noai">`), and `tdm-reservation` / `tdm-policy`. Reading stops at
- * `<body>` or after 1 MiB. Never throws.
+ * `<body>` (however long the head is: a reservation after a megabyte of inline script still
+ * counts). Never throws.
  */
 export function signalsFromHtml(html: string, ctx: DocumentContext): UsageSignal[] {
   const out: UsageSignal[] = [];
@@ -103,7 +104,7 @@ export function signalsFromHtml(html: string, ctx: DocumentContext): UsageSignal
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   try {
-    parser.write(html.length > MAX_HTML_CHARS ? html.slice(0, MAX_HTML_CHARS) : html);
+    for (let at = 0; at < html.length && !done; at += CHUNK_CHARS) parser.write(html.slice(at, at + CHUNK_CHARS));
     parser.end();
   } catch {
     // htmlparser2 is tolerant; whatever it read before a fault still counts.
@@ -113,6 +114,12 @@ export function signalsFromHtml(html: string, ctx: DocumentContext): UsageSignal
     if (s) out.push(s);
   }
   return out;
+}
+
+/** A TDMRep file that could not be read (5xx, 429, network): under a purpose it reserves, as an
+ *  unreachable robots.txt disallows (RFC 9309 §2.3.1.4), until a later read succeeds. */
+export function tdmRepUnreachable(fileUrl: string, status: number | string): UsageSignal {
+  return { kind: 'tdmrep-file', source: 'tdmrep.json', value: `unreachable (${status})`, url: fileUrl, purposes: { 'ai-train': 'reserved', 'ai-input': 'reserved' } };
 }
 
 /** The TDMRep file's rule for `path`, as a signal (null when no rule covers it). */

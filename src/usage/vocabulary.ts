@@ -12,8 +12,13 @@ export interface ReadPreferences {
   readonly purposes: Partial<Record<Purpose, 'allowed' | 'reserved'>>;
   /** Keys that name no known label (ignored). */
   readonly unknown: readonly string[];
+  /** Known labels whose value is neither yes nor no (`train-ai=maybe`): they say nothing. */
+  readonly badValues?: readonly string[];
   /** Set when the value is not a structured-field dictionary: nothing in it was used. */
   readonly syntaxError?: string;
+  /** The value parsed only once lower-cased (RFC 9651 keys are lower-case): it was read so,
+   *  since dropping a whole dictionary for `Search=y` would ignore its reservations too. */
+  readonly lowerCased?: boolean;
 }
 
 /**
@@ -26,13 +31,20 @@ export function readPreferences(kind: 'content-usage' | 'content-signal', value:
   const yes = kind === 'content-usage' ? 'y' : 'yes';
   const no = kind === 'content-usage' ? 'n' : 'no';
   let dict;
+  let lowerCased = false;
   try {
     dict = parseDictionary(value);
   } catch (err) {
-    return { purposes: {}, unknown: [], syntaxError: (err as Error).message };
+    try {
+      dict = parseDictionary(value.toLowerCase());
+      lowerCased = true;
+    } catch {
+      return { purposes: {}, unknown: [], syntaxError: (err as Error).message };
+    }
   }
   const purposes: Partial<Record<Purpose, 'allowed' | 'reserved'>> = {};
   const unknown: string[] = [];
+  const badValues: string[] = [];
   for (const [key, entry] of dict) {
     const purpose = labels[key];
     if (purpose === undefined) {
@@ -43,6 +55,7 @@ export function readPreferences(kind: 'content-usage' | 'content-signal', value:
     const v = item instanceof Token ? item.toString().toLowerCase() : typeof item === 'string' ? item.toLowerCase() : undefined;
     if (v === yes) purposes[purpose] = purposes[purpose] === 'reserved' ? 'reserved' : 'allowed';
     else if (v === no) purposes[purpose] = 'reserved';
+    else badValues.push(key);
   }
-  return { purposes, unknown };
+  return { purposes, unknown, ...(badValues.length ? { badValues } : {}), ...(lowerCased ? { lowerCased } : {}) };
 }

@@ -142,6 +142,51 @@ describe('crawl --purpose ai-train', () => {
     for (const a of rows) expect(policies.get(a.policySha256!)).toContain(a.usage!.signals[0]!.value);
   });
 
+  it('the TDMRep file is read even where robots.txt reserves the purpose, and any reservation wins over a path that allows', async () => {
+    const tdm = JSON.stringify([{ location: '/', 'tdm-reservation': 1 }]);
+    let tdmStatus = 503;
+    const v = await f.hosts({
+      'both.test': page('User-agent: *\nAllow: /\nContent-Usage: train-ai=n\nContent-Usage: /open/ train-ai=y\n', {}, undefined, tdm),
+      'flaky.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.writeHead(404).end();
+        if (req.url === '/.well-known/tdmrep.json') {
+          const status = tdmStatus;
+          tdmStatus = 404;
+          return void res.writeHead(status).end();
+        }
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('doc');
+      },
+      'late.test': page(null, {}, `<html><head><script>${'x'.repeat(1_200_000)}</script><meta name="robots" content="noai"></head><body>b</body></html>`),
+    });
+    const dir = f.tmp();
+    const list = path.join(dir, 'u.txt');
+    fs.writeFileSync(list, [`${v.origin('both.test')}/open/doc`, `${v.origin('flaky.test')}/a`, `${v.origin('flaky.test')}/b`, `${v.origin('late.test')}/doc`].join('\n') + '\n');
+    const outDir = path.join(dir, 'out');
+    const r = await runCli(['crawl', list, '--user-agent', UA, '--out', outDir, '--min-interval', '50', '--purpose', 'ai-train', ...f.resolveArgs(v)]);
+    expect(r.stderr).not.toMatch(/Error/);
+    const audit = openAudit(outDir);
+    const rows = audit.attempts();
+    audit.close();
+    // The file was fetched (a policy file is not content), and its reservation of / wins over /open/ train-ai=y.
+    expect(rows.find((a) => a.kind === 'tdmrep' && a.host.startsWith('both.test'))).toMatchObject({ outcome: 'fetched', status: 200 });
+    expect(v.requests('both.test', '/open/doc')).toHaveLength(0);
+    expect(rows.find((a) => a.url.endsWith('/open/doc'))).toMatchObject({ outcome: 'blocked', reason: 'usage-reserved', ruleLine: null });
+    // A 503 on tdmrep.json reserves (fail closed) and is asked again for the next URL.
+    expect(v.requests('flaky.test', '/a')).toHaveLength(0);
+    expect(rows.find((a) => a.url.endsWith('flaky.test:' + v.port + '/a'))?.usage?.purposes['ai-train'].signals[0]?.value).toBe('unreachable (503)');
+    expect(v.requests('flaky.test', '/.well-known/tdmrep.json')).toHaveLength(2);
+    expect(v.requests('flaky.test', '/b')).toHaveLength(1);
+    // A meta tag after a megabyte of head still counts.
+    expect(rows.find((a) => a.host.startsWith('late.test') && a.kind === 'page')).toMatchObject({ reason: 'usage-reserved', savedPath: null });
+  });
+
+  it('audit --blocked names the usage line that reserved, not the access rule', async () => {
+    const { out } = await crawl(['--purpose', 'ai-train']);
+    const r = await runCli(['audit', out, '--blocked', '--json']);
+    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows.find((x) => x.host.startsWith('robots.test'))).toMatchObject({ reason: 'usage-reserved', ruleLine: 2, rulePattern: 'Content-Usage: train-ai=n' });
+  });
+
   it('refuses an unknown purpose with exit 2', async () => {
     const dir = f.tmp();
     fs.writeFileSync(path.join(dir, 'u.txt'), 'http://a.test/\n');

@@ -70,6 +70,15 @@ describe('robots.txt usage lines', () => {
     expect(codes).toContainEqual(['usage-outside-group', 'error', 2]);
   });
 
+  it('upper-case keys are read lower-cased with a warning; a value that is neither y nor n is named', () => {
+    const robots = parseRobotsTxt('User-agent: *\nContent-Usage: train-ai=n, Search=y\nContent-Usage: /x train-ai=maybe\n');
+    expect(usageVerdict(signalsFromRobots(robots.usage('/a', 'Bot'))).purposes['ai-train'].verdict).toBe('reserved');
+    expect(usageDiagnostics(robots).map((x) => [x.code, x.line])).toEqual([
+      ['usage-syntax', 2],
+      ['usage-bad-value', 3],
+    ]);
+  });
+
   it('lint names bad syntax and unknown labels', () => {
     const robots = parseRobotsTxt('User-agent: *\nContent-Usage: train-ai=n, bots=y\nContent-Signal: search=yes ai-train\n');
     const d = usageDiagnostics(robots).map((x) => [x.code, x.line]);
