@@ -169,7 +169,10 @@ const MAX_TIMER_MS = 2_147_483_647;
 /**
  * One crawl: `expect()` the URLs added to the frontier, then `run()`. Listens to the gate's
  * 'policy' (texts into the audit) and 'policy-change' (change rows, queue re-evaluation) events
- * while it runs. Every attempt gets its row before the frontier is told the URL is done.
+ * from its run row (`recordStart()`) to the end of `run()`: a robots.txt the gate fetched in
+ * between (while sitemaps were read, say) stamps rows later from the gate's cache, with no new
+ * event, and its text must be in the audit all the same. Every attempt gets its row before the
+ * frontier is told the URL is done.
  */
 export class CrawlJob {
   private readonly o: Required<Omit<CrawlJobOptions, 'signal' | 'userAgent' | 'purpose' | 'limiter'>> & { signal: AbortSignal | undefined; userAgent: string | undefined };
@@ -229,6 +232,7 @@ export class CrawlJob {
    */
   recordStart(): void {
     if (this.started) return;
+    this.listen();
     this.o.audit.recordRun?.({
       runId: this.o.runId,
       startedAt: iso(Date.now()),
@@ -276,9 +280,27 @@ export class CrawlJob {
     } catch (err) {
       this.recordEnd('failed', err);
       throw err;
+    } finally {
+      this.unlisten?.();
     }
     this.recordEnd(result.status, undefined);
     return result;
+  }
+
+  private unlisten: (() => void) | undefined;
+
+  private listen(): void {
+    if (this.unlisten) return;
+    const { gate } = this.o;
+    const onPolicy = (r: PolicyRecord) => this.guard(() => this.onPolicy(r));
+    const onChange = (c: PolicyChange) => this.guard(() => this.onChange(c));
+    gate.on('policy', onPolicy);
+    gate.on('policy-change', onChange);
+    this.unlisten = () => {
+      gate.off?.('policy', onPolicy as never);
+      gate.off?.('policy-change', onChange as never);
+      this.unlisten = undefined;
+    };
   }
 
   private recordEnd(status: 'completed' | 'interrupted' | 'failed', failure: unknown): void {
@@ -298,11 +320,7 @@ export class CrawlJob {
   }
 
   private async crawl(): Promise<CrawlResult> {
-    const { gate, frontier, signal } = this.o;
-    const onPolicy = (r: PolicyRecord) => this.guard(() => this.onPolicy(r));
-    const onChange = (c: PolicyChange) => this.guard(() => this.onChange(c));
-    gate.on('policy', onPolicy);
-    gate.on('policy-change', onChange);
+    const { frontier, signal } = this.o;
     const inflight = new Set<Promise<void>>();
     let abandoned = 0;
     let completions = 0;
@@ -365,8 +383,6 @@ export class CrawlJob {
       } else await Promise.all(inflight);
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      gate.off?.('policy', onPolicy as never);
-      gate.off?.('policy-change', onChange as never);
     }
     if (this.fatal !== undefined) throw this.fatal;
     return { status: signal?.aborted ? 'interrupted' : 'completed', stats: this.stats(), abandoned };
