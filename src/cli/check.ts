@@ -4,7 +4,7 @@ import { parseHttpUrl } from '../fetcher/url.js';
 import { parseRobotsTxt } from '../parser/index.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP, tokenReport, tokenWarnings, usedToken } from './identity.js';
 import { printable } from './lint.js';
-import { FetchingSource, readRobotsFile } from './robots-source.js';
+import { FetchingSource, readRobotsFile, robotsWhere } from './robots-source.js';
 import { collect } from './repeatable.js';
 
 /** Exit codes, as `--help` documents them. */
@@ -127,7 +127,7 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
         if (!d.allowed) disallowed = true;
         const said = { ...tokenReport(identity, d.productToken), ...warningsFor(d.origin) };
         if (opts.json) out(JSON.stringify({ ...d, ...said }));
-        else out(line(d.url, d.allowed, d.reason, d.rule, `${d.policy.robotsUrl} ${d.policy.status}`));
+        else out(line(d.url, d.allowed, d.reason, d.rule, `${robotsWhere(d.policy)} ${d.policy.status}`));
       }
     } finally {
       await source.close();

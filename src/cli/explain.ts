@@ -8,7 +8,7 @@ import { compilePattern } from '../parser/pattern.js';
 import type { MatchResult, RobotsTxt } from '../parser/types.js';
 import { clipLine, printable } from './lint.js';
 import { count } from './plural.js';
-import { FetchingSource, readRobotsFile } from './robots-source.js';
+import { FetchingSource, readRobotsFile, robotsWhere } from './robots-source.js';
 import { collect } from './repeatable.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP, tokenPhrase, tokenReport, tokenWarnings, usedToken, type TokenReport } from './identity.js';
 import { PURPOSES, signalsFromRobots, usageVerdict, type UsageVerdict } from '../usage/index.js';
@@ -51,7 +51,14 @@ export interface ExplainJson extends TokenReport {
   /** Where the rules came from: the file given, or the fetched robots.txt with its stamp. */
   readonly source:
     | { readonly robotsFile: string }
-    | { readonly robotsUrl: string; readonly status: number | string; readonly sha256: string | null; readonly fetchedAt: string };
+    | {
+        readonly robotsUrl: string;
+        /** Where the body finally came from, after redirects (robotsUrl when none). */
+        readonly finalUrl: string;
+        readonly status: number | string;
+        readonly sha256: string | null;
+        readonly fetchedAt: string;
+      };
   /** The reason in one sentence, as the text output ends. */
   readonly sentence: string;
 }
@@ -146,8 +153,8 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
     const d = await source.check(url.href);
     const body = source.record(d.origin)?.body;
     const p = d.policy;
-    const head = `# ${p.robotsUrl} (status ${p.status}${p.sha256 ? `, sha256 ${p.sha256.slice(0, 16)}…` : ''}, fetched ${p.fetchedAt})\n`;
-    const src = { robotsUrl: p.robotsUrl, status: p.status, sha256: p.sha256, fetchedAt: p.fetchedAt };
+    const head = `# ${robotsWhere(p)} (status ${p.status}${p.sha256 ? `, sha256 ${p.sha256.slice(0, 16)}…` : ''}, fetched ${p.fetchedAt})\n`;
+    const src = { robotsUrl: p.robotsUrl, finalUrl: p.finalUrl, status: p.status, sha256: p.sha256, fetchedAt: p.fetchedAt };
     if (body !== undefined && (d.reason === 'allowed-by-rule' || d.reason === 'disallowed-by-rule' || d.reason === 'no-matching-rule' || d.reason === 'overridden')) {
       const robots = parseRobotsTxt(body, { url: p.finalUrl });
       const m = robots.check(url, d.productToken);
@@ -265,11 +272,11 @@ function sentence(url: URL, token: string, m: MatchResult | null, d?: Decision, 
       case 'robots-txt':
         return `Allowed: ${target} is robots.txt itself, which is always allowed (RFC 9309 §2.2.2).`;
       case 'unavailable':
-        return `Allowed: ${d.policy.robotsUrl} answered ${d.policy.status}, so there are no restrictions (RFC 9309 §2.3.1.3).`;
+        return `Allowed: ${robotsWhere(d.policy)} answered ${d.policy.status}, so there are no restrictions (RFC 9309 §2.3.1.3).`;
       case 'too-many-redirects':
         return `Allowed: ${d.policy.robotsUrl} redirected too many times, which counts as unavailable (RFC 9309 §2.3.1.2).`;
       case 'unreachable':
-        return `Disallowed: ${d.policy.robotsUrl} could not be fetched (${d.policy.status}), so everything is disallowed until it can be (RFC 9309 §2.3.1.4).`;
+        return `Disallowed: ${robotsWhere(d.policy)} could not be fetched (${d.policy.status}), so everything is disallowed until it can be (RFC 9309 §2.3.1.4).`;
       default:
         return `${d.allowed ? 'Allowed' : 'Disallowed'}: ${d.reason}.`;
     }

@@ -43,6 +43,12 @@ export async function readRobotsFile(file: string): Promise<{ text: Uint8Array; 
   }
 }
 
+/** Where a fetched robots.txt came from, as the commands print it: `robotsUrl`, or
+ *  `robotsUrl → finalUrl` when it was redirected (RFC 9309 §2.3.1.2: the rules are the final one's). */
+export function robotsWhere(p: { readonly robotsUrl: string; readonly finalUrl: string }): string {
+  return p.finalUrl && p.finalUrl !== p.robotsUrl ? `${p.robotsUrl} → ${p.finalUrl}` : p.robotsUrl;
+}
+
 /** A gate for the one-shot commands, remembering the body of each robots.txt it fetched. */
 export class FetchingSource {
   readonly gate: RobotsGate;
