@@ -46,6 +46,8 @@ export class Client implements SessionOwner {
     private readonly domains: DomainHandler,
     /** The gate's sessions: refused by name, even if a client guessed one. */
     private readonly gateSessions: ReadonlySet<string>,
+    /** Target.createTarget, its URL opened only once the gate holds the target (create-target.ts). */
+    private readonly createTarget: (params: Record<string, unknown>, sessionId: string) => Promise<Message>,
   ) {}
 
   /** The target of the client's root session: null for a browser-level one. */
@@ -112,14 +114,16 @@ export class Client implements SessionOwner {
       return;
     }
     const target = sessionId ?? this.root;
-    this.upstream.forward({ method: m.method, params, sessionId: target }, (r) => {
+    const relay = (r: Message) => {
       this.learn(m.method!, params, r);
       const out: Message = { id: clientId };
       if (r.error) out.error = r.error;
       else out.result = r.result ?? {};
       if (sessionId !== undefined) out.sessionId = sessionId;
       this.reply(out);
-    });
+    };
+    if (m.method === 'Target.createTarget') void this.createTarget(params, target).then(relay);
+    else this.upstream.forward({ method: m.method, params, sessionId: target }, relay);
   }
 
   private refusal(method: string, params: Record<string, unknown>): string | null {

@@ -11,6 +11,7 @@ import type { WebSocket } from 'ws';
 import type { Decision } from '../gate/types.js';
 import { Chromium } from './chromium.js';
 import { Client } from './client.js';
+import { createGatedTarget } from './create-target.js';
 import { BrowserStartError, type BrowserExitedError } from './errors.js';
 import { DEFAULT_CHROMIUM } from '../browser/launch.js';
 import { HttpSide } from './http-server.js';
@@ -133,6 +134,7 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
         port: o.port ?? 9222,
         token,
         upstream,
+        createTarget: (params) => createGatedTarget(upstream, watch, params),
         connect: (ws, targetId) => endpoint?.connect(ws, targetId, upstream, domain, watch),
       });
       await http.listen();
@@ -156,6 +158,7 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
       upstream,
       domain,
       watch.sessions,
+      (params, sessionId) => createGatedTarget(upstream, watch, params, sessionId),
     );
     const queued: string[] = [];
     let open = false;

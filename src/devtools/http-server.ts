@@ -8,12 +8,14 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { EndpointListenError } from './errors.js';
-import type { Upstream } from './upstream.js';
+import type { Message, Upstream } from './upstream.js';
 
 export interface HttpSideOptions {
   port: number;
   token: string;
   upstream: Upstream;
+  /** Target.createTarget with the URL gated from its first request (create-target.ts). */
+  createTarget(params: { url: string }): Promise<Message>;
   /** A client connected: `targetId` null for the browser socket. */
   connect(socket: WebSocket, targetId: string | null): void;
 }
@@ -108,7 +110,9 @@ export class HttpSide {
       } catch {
         // not %-encoded after all: taken as it is
       }
-      const { targetId } = await up.call<{ targetId: string }>('Target.createTarget', { url });
+      const created = await this.o.createTarget({ url });
+      const targetId = created.result?.targetId;
+      if (typeof targetId !== 'string') return void res.writeHead(500, { 'content-type': 'text/plain' }).end(`Could not create a new page: ${created.error?.message ?? 'no target'}\n`);
       const { targetInfo } = await up.call<{ targetInfo: TargetInfo }>('Target.getTargetInfo', { targetId });
       return json(200, this.describe(targetInfo));
     }

@@ -4,6 +4,8 @@
 // (src/browser/target-gate.ts, which also gates the target's iframes and dedicated workers). A
 // client's own auto-attach holds the target too; it runs once both let it go. A worker's main
 // script is fetched before its target exists: worker-scripts.ts decides it at the browser level.
+// A created target's first navigation is not held either: create-target.ts sends it only once
+// `held()` says the gate intercepts.
 // RFC 9309 §2.2.2 holds for every URL requested, whoever asked for it.
 import type { Channel } from '../browser/channel.js';
 import { gateTarget, type DriverPage, type DriverRequest, type Verdict } from '../browser/target-gate.js';
@@ -31,6 +33,12 @@ interface AttachedToTarget {
   waitingForDebugger: boolean;
 }
 
+interface Held {
+  promise: Promise<string>;
+  settled: boolean;
+  settle(v: string | Error): void;
+}
+
 /** Published when a target could not be gated and was closed (fail closed). */
 export interface UngatableTarget {
   readonly targetId: string;
@@ -43,6 +51,9 @@ export class TargetWatch {
   private readonly recorded = new Set<string>();
   /** The gate's own sessions, by session id: no client may address them. */
   readonly sessions = new Set<string>();
+  /** Targets by id → the gate's session on it, once that session intercepts (create-target.ts waits on it). */
+  private readonly gated = new Map<string, Held>();
+  private readonly targetOfSession = new Map<string, string>();
 
   constructor(
     private readonly upstream: Upstream,
@@ -56,6 +67,10 @@ export class TargetWatch {
     root.on('Target.attachedToTarget', (e: AttachedToTarget) => void this.onAttached(e));
     root.on('Target.detachedFromTarget', (e: { sessionId: string }) => {
       this.sessions.delete(e.sessionId);
+      const targetId = this.targetOfSession.get(e.sessionId);
+      this.targetOfSession.delete(e.sessionId);
+      if (targetId !== undefined) this.settle(targetId, new Error(`target ${targetId} detached before the gate held it`));
+      if (targetId !== undefined) this.gated.delete(targetId);
     });
     await gateWorkerScripts(root, { decide: this.o.decide, record: (entry) => this.record(entry) });
     await root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
@@ -66,6 +81,7 @@ export class TargetWatch {
     // A client's browser session, or a session a client asked for: not a target to hold.
     if (type === 'browser' || this.upstream.ownerOf(e.sessionId)) return;
     this.sessions.add(e.sessionId);
+    this.targetOfSession.set(e.sessionId, targetId);
     const channel: Channel = this.upstream.session(e.sessionId);
     const frames = new Map([[targetId, e.targetInfo.url]]);
     try {
@@ -80,12 +96,54 @@ export class TargetWatch {
         frames,
         documentsElsewhere: false,
       });
+      this.settle(targetId, e.sessionId);
       await channel.send('Runtime.runIfWaitingForDebugger').catch(() => {});
     } catch (err) {
       // Fail closed: a target the gate cannot intercept never runs.
-      this.onUngatable({ targetId, type, error: err instanceof Error ? err : new Error(String(err)) });
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.settle(targetId, error);
+      this.onUngatable({ targetId, type, error });
       await this.upstream.call('Target.closeTarget', { targetId }).catch(() => {});
     }
+  }
+
+  /**
+   * Resolves with the gate's session on `targetId` once its Fetch interception is on.
+   * @throws (rejects) Error when the target could not be gated, detached first, or was not
+   *  attached within `timeoutMs` ms.
+   */
+  held(targetId: string, timeoutMs = 10_000): Promise<string> {
+    const held = this.entry(targetId);
+    if (held.settled) return held.promise;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.gated.delete(targetId);
+        reject(new Error(`the gate did not attach to target ${targetId} within ${timeoutMs} ms`));
+      }, timeoutMs);
+    });
+    return Promise.race([held.promise, late]).finally(() => clearTimeout(timer));
+  }
+
+  private entry(targetId: string): Held {
+    let held = this.gated.get(targetId);
+    if (!held) {
+      let settle!: (v: string | Error) => void;
+      const promise = new Promise<string>((resolve, reject) => {
+        settle = (v) => (typeof v === 'string' ? resolve(v) : reject(v));
+      });
+      promise.catch(() => {});
+      held = { promise, settled: false, settle };
+      this.gated.set(targetId, held);
+    }
+    return held;
+  }
+
+  private settle(targetId: string, v: string | Error): void {
+    const held = this.entry(targetId);
+    if (held.settled) return;
+    held.settled = true;
+    held.settle(v);
   }
 
   private record(entry: TargetRequest): void {
