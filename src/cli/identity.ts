@@ -36,6 +36,8 @@ function usageWords(err: InvalidUserAgentError, given: boolean): string {
         : `--user-agent ${ua} starts with ${JSON.stringify(t)}, which is not a product token (letters, digits, "_" and "-", RFC 9309 §2.2.1); start it with your crawler's name ("MyBot/1.0 (+https://example.com/bot)"), or pass --product-token NAME`;
     case 'no-crawler':
       return `--user-agent ${ua} names no crawler: it is a browser-style "Mozilla/…" string without "compatible; Name/version", so robots.txt groups could only match it as "Mozilla". Pass --product-token NAME, the name sites write in User-agent lines for your crawler (it must appear in --user-agent)`;
+    case 'browser-product':
+      return `--product-token ${t} names a browser or platform, not a crawler: every browser-style header carries it and no site names a crawler by it, so your crawler's own User-agent group would be skipped. Pass your crawler's own name (the one before "/version" after "compatible;")`;
     case 'not-in-user-agent':
       return `--product-token ${t} does not appear in --user-agent ${ua} as a product ("${t}/1.0", "${t};" or "${t})"): a site could not tell from the header that its "User-agent: ${t}" lines are the ones you obey; add it to --user-agent`;
   }

@@ -29,7 +29,7 @@ function blockedMessage(d: Decision): string {
 }
 
 /** What is wrong with a crawler's identity (see {@link InvalidUserAgentError}). */
-export type UserAgentProblem = 'empty' | 'header' | 'not-a-token' | 'no-crawler' | 'not-in-user-agent';
+export type UserAgentProblem = 'empty' | 'header' | 'not-a-token' | 'no-crawler' | 'not-in-user-agent' | 'browser-product';
 
 /**
  * A User-Agent (or productToken) that names no crawler robots.txt groups could match (RFC 9309 §2.2.1),
@@ -38,7 +38,10 @@ export type UserAgentProblem = 'empty' | 'header' | 'not-a-token' | 'no-crawler'
  * - `header`: control characters or characters above U+00FF;
  * - `not-a-token`: the token (read, or given as productToken) is not letters, digits, `_` and `-`;
  * - `no-crawler`: a `Mozilla/…` browser string with no product after `compatible;`: pass productToken;
- * - `not-in-user-agent`: the productToken given does not occur in the User-Agent as a product.
+ * - `not-in-user-agent`: the productToken given does not occur in the User-Agent as a product;
+ * - `browser-product`: the productToken given is a browser's or platform's product (`Mozilla`,
+ *   `AppleWebKit`, `Gecko`, `compatible`, …), which every browser-style header carries: no site
+ *   names a crawler by it, so the crawler's own group would be skipped.
  */
 export class InvalidUserAgentError extends TypeError {
   readonly code = 'ERR_INVALID_USER_AGENT' as const;
@@ -69,6 +72,8 @@ function userAgentMessage(ua: string, problem: UserAgentProblem, token: string |
         : `invalid userAgent ${q(ua)}: its product token ${q(token)} must be letters, digits, "_" and "-" (RFC 9309 §2.2.1), e.g. "MyBot/1.0 (+https://example.com/bot)"`;
     case 'no-crawler':
       return `userAgent ${q(ua)} names no crawler: it is a browser-style "Mozilla/…" string with no "compatible; Name/version" product, so robots.txt groups could only match it as "Mozilla" (RFC 9309 §2.2.1); pass productToken, the name sites write in their User-agent lines, e.g. productToken: "MyBot"`;
+    case 'browser-product':
+      return `productToken ${q(token)} names a browser or platform, not a crawler: every browser-style User-Agent carries it, and no site's User-agent lines name a crawler by it (RFC 9309 §2.2.1); pass the crawler's own name, e.g. "GPTBot" in ${q(ua)}`;
     case 'not-in-user-agent':
       return `productToken ${q(token)} does not occur in userAgent ${q(ua)} as a product ("${token}/1.0", "${token};", "${token})" or the whole string): a site must be able to tell from the header which of its User-agent lines the crawler obeys (RFC 9309 §2.2.1)`;
   }

@@ -8,6 +8,15 @@ import { InvalidUserAgentError } from './errors.js';
 /** RFC 9110 §5.5 field-value characters: HTAB, SP, VCHAR, obs-text. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
+/** Products of browser-style headers that name a browser, engine or platform, never a crawler: a
+ *  productToken among them would match the `*` groups while the site names the crawler (say
+ *  GPTBot) elsewhere in the same header. Lower-case. */
+const BROWSER_PRODUCTS = new Set([
+  'mozilla', 'applewebkit', 'khtml', 'like', 'gecko', 'compatible', 'chrome', 'chromium', 'crios', 'safari', 'version',
+  'mobile', 'firefox', 'fxios', 'edg', 'edge', 'opr', 'opera', 'msie', 'trident', 'windows', 'linux', 'macintosh',
+  'x11', 'android', 'iphone', 'ipad', 'headlesschrome',
+]);
+
 /** The identity a gate decides as. */
 export interface CrawlerIdentity {
   readonly userAgent: string;
@@ -28,7 +37,8 @@ export interface CrawlerIdentity {
  *   (`productToken()` of 'robots-gate/parser').
  * @throws InvalidUserAgentError (code `ERR_INVALID_USER_AGENT`) naming what is wrong: `problem` is
  *   `empty`, `header`, `not-a-token`, `no-crawler` (a `Mozilla/…` string naming no crawler after
- *   `compatible;`) or `not-in-user-agent`.
+ *   `compatible;`), `browser-product` (a given token such as `Gecko` or `compatible`) or
+ *   `not-in-user-agent`.
  */
 export function crawlerIdentity(userAgent: unknown, productToken?: unknown): CrawlerIdentity {
   if (typeof userAgent !== 'string' || userAgent.trim() === '') throw new InvalidUserAgentError(String(userAgent ?? ''), 'empty');
@@ -47,6 +57,7 @@ export function crawlerIdentity(userAgent: unknown, productToken?: unknown): Cra
   if (list.length === 0) throw new InvalidUserAgentError(userAgent, 'not-a-token', '');
   for (const t of list) {
     if (typeof t !== 'string' || !isValidProductToken(t)) throw new InvalidUserAgentError(userAgent, 'not-a-token', String(t), true);
+    if (BROWSER_PRODUCTS.has(t.toLowerCase())) throw new InvalidUserAgentError(userAgent, 'browser-product', t, true);
     // A token the header does not carry would let a crawler obey rules written for someone else
     // while the site sees (and names) another name.
     if (!namesProduct(userAgent, t)) throw new InvalidUserAgentError(userAgent, 'not-in-user-agent', t, true);

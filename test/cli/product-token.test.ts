@@ -126,6 +126,17 @@ describe('--product-token', () => {
     expect(c.stderr).toContain('--product-token Other does not appear in --user-agent');
     expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
   });
+
+  it('a browser product (Gecko) as the token is exit 2 for check and crawl: the GPTBot group is never skipped that way', async () => {
+    const dir = tmp();
+    const robots = file(dir, 'robots.txt', NAMING_FILE);
+    const r = await runCli(['check', 'https://x.test/a', '--user-agent', HEADERS.gptbot, '--product-token', 'Gecko', '--robots-file', robots]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--product-token Gecko names a browser or platform, not a crawler');
+    const c = await runCli(['crawl', file(dir, 'u.txt', 'http://x.test/\n'), '--user-agent', HEADERS.gptbot, '--product-token', 'Gecko', '--out', path.join(dir, 'out')]);
+    expect(c.code).toBe(2);
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+  });
 });
 
 describe('crawl --product-token', () => {

@@ -126,6 +126,14 @@ describe('the productToken option', () => {
     }
   });
 
+  it('refuses a browser or platform product as the token: the GPTBot group must not be skipped for Gecko', () => {
+    for (const token of ['Gecko', 'Mozilla', 'AppleWebKit', 'compatible', 'KHTML', 'like']) {
+      expect(() => new RobotsGate({ userAgent: HEADERS.gptbot, productToken: token }), token).toThrow(expect.objectContaining({ problem: 'browser-product', productToken: token }));
+    }
+    expect(() => new RobotsGate({ userAgent: HEADERS.gptbot, productToken: ['GPTBot', 'Gecko'] })).toThrow(/names a browser or platform/);
+    expect(new RobotsGate({ userAgent: HEADERS.gptbot, productToken: 'GPTBot' }).productToken).toBe('GPTBot');
+  });
+
   it('refuses a token that is not letters, digits, _ and -, and an empty list', () => {
     expect(() => new RobotsGate({ userAgent: 'my.bot/1', productToken: 'my.bot' })).toThrow(expect.objectContaining({ problem: 'not-a-token' }));
     expect(() => new RobotsGate({ userAgent: 'MyBot/1', productToken: [] })).toThrow(InvalidUserAgentError);

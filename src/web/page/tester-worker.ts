@@ -48,6 +48,8 @@ function identityWords(err: InvalidUserAgentError, given: boolean): string {
         : `The user agent starts with "${t}", which is not a product token (letters, digits, "_" and "-", RFC 9309 §2.2.1): no group names it. Start it with your crawler's name, or enter its product token.`;
     case 'no-crawler':
       return 'This user agent names no crawler: a browser-style "Mozilla/…" string without "compatible; Name/version", so groups can only match it as "Mozilla" (as below), and a gate refuses it. Enter your crawler\'s product token.';
+    case 'browser-product':
+      return `"${t}" names a browser or platform, not a crawler: every browser-style header carries it and no site names a crawler by it, so a gate refuses it. Enter your crawler's own name.`;
     case 'not-in-user-agent':
       return `The product token "${t}" does not appear in the user agent as a product ("${t}/1.0", "${t};" or "${t})"): a site could not tell that its "User-agent: ${t}" lines are the ones you obey, and a gate refuses this pair.`;
   }
