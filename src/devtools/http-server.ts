@@ -114,7 +114,8 @@ export class HttpSide {
       const targetId = created.result?.targetId;
       if (typeof targetId !== 'string') return void res.writeHead(500, { 'content-type': 'text/plain' }).end(`Could not create a new page: ${created.error?.message ?? 'no target'}\n`);
       const { targetInfo } = await up.call<{ targetInfo: TargetInfo }>('Target.getTargetInfo', { targetId });
-      return json(200, this.describe(targetInfo));
+      // Still at about:blank (create-target.ts): named by the URL it is opening, as Chromium names it.
+      return json(200, this.describe({ ...targetInfo, url }));
     }
     const m = /^\/json\/(activate|close)\/([^/]+)$/.exec(path);
     if (m) {

@@ -53,6 +53,7 @@ describe('a target created with a URL is gated from its first request', () => {
   test('/json/new?URL', async () => {
     const made = await fetch(`${h.endpoint.httpUrl}/json/new?${h.site.url(CDN, '/private/zz')}`).then((r) => r.json());
     expect(made.webSocketDebuggerUrl).toContain(`/devtools/page/${made.id}`);
+    expect(made.url).toBe(h.site.url(CDN, '/private/zz'));
     await expectBlocked('/private/zz', made.id);
   });
 
