@@ -57,9 +57,10 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
   const seen = new Set<string>();
   const stats: DiscoveryStats[] = [];
   let problems = false;
-  let read = 0;
+  // Counted as each origin's summary line counts them (read, failed, blocked), so the totals agree.
+  const settled = { read: 0, failed: 0, blocked: 0 };
   const journal = o.journal ? fs.openSync(o.journal, 'a') : undefined;
-  const timer = setInterval(() => o.say(`sitemaps: ${plural(read, 'sitemap')} read, ${plural(urls.length, 'URL')} found`), o.progressMs);
+  const timer = setInterval(() => o.say(`sitemaps: ${plural(settled.read, 'sitemap')} read, ${plural(urls.length, 'URL')} found`), o.progressMs);
   timer.unref();
   try {
     let next = 0;
@@ -78,7 +79,9 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
           ...(o.claim ? { claim: o.claim } : {}),
           ...(journal !== undefined ? { onEntries: (sitemap: string, entries: readonly SitemapEntry[]) => journalWrite(journal, sitemap, entries) } : {}),
           onSitemap: (r) => {
-            read++;
+            if (r.outcome === 'read') settled.read++;
+            else if (r.outcome === 'blocked') settled.blocked++;
+            else settled.failed++;
             if (r.outcome !== 'read' || r.limit !== null) problems = true;
             if (r.outcome === 'read' || r.status !== null) {
               const host = new URL(r.url).host;
@@ -114,7 +117,10 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
     clearInterval(timer);
     if (journal !== undefined) fs.closeSync(journal);
   }
-  o.say(`sitemaps: ${plural(read, 'sitemap')} read, ${plural(urls.length, 'URL')} found on ${plural(new Set(urls.map((u) => u.host)).size, 'host')}`);
+  o.say(
+    `sitemaps: ${plural(settled.read, 'sitemap')} read, ${settled.failed} failed, ${settled.blocked} blocked; ` +
+      `${plural(urls.length, 'URL')} found on ${plural(new Set(urls.map((u) => u.host)).size, 'host')}`,
+  );
   return { urls, lastSent, stats, problems };
 }
 

@@ -7,6 +7,7 @@ import { discoverSitemaps, type DiscoveryStats, type SitemapReport } from '../di
 import { printable } from './lint.js';
 import { collect } from './repeatable.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP } from './identity.js';
+import { count as plural } from './plural.js';
 
 /** Exit codes, as `--help` documents them. */
 export const SITEMAPS_EXIT = { ok: 0, someUnread: 1, usage: 2 } as const;
@@ -29,7 +30,7 @@ export function sitemapsCommand(): Command {
     .argument('<origin...>', 'origins (or any URL on them)')
     .requiredOption('--user-agent <ua>', "the crawler's User-Agent; every sitemap request is decided by its product token")
     .option('--product-token <name>', PRODUCT_TOKEN_HELP, collect, [])
-    .option('--json', 'one JSON object a line: url, lastmod, changefreq, priority, sitemap (source), robotsUrl (the advertising robots.txt)')
+    .option('--json', 'one JSON object a line: url, lastmod, changefreq, priority, sitemap (source), robotsUrl (the advertising robots.txt), allowed, reason and rule (type, pattern, line) of its robots.txt decision')
     .option('--resolve <host:port:addr>', 'connect HOST:PORT to ADDR instead (curl convention); repeatable', collect, [])
     .option('--timeout <ms>', 'one sitemap fetch, body included, in ms', '30000')
     .option('--min-interval <ms>', 'floor between two requests to one host, in ms (a longer Crawl-delay wins)', '2000')
@@ -42,6 +43,10 @@ Each sitemap named by robots.txt is read (urlset, sitemapindex nested up to 3 de
 text, RSS, Atom) under the protocol's limits: 50,000 URLs and 50 MB uncompressed per sitemap, a
 decompression ratio cap against gzip bombs, and --timeout per fetch. URLs outside a sitemap's scope
 (another host, or above its directory) are dropped and counted per reason on stderr.
+
+Each URL listed is put to its own robots.txt (already fetched for the sitemap: no page is
+requested). One it disallows is printed as a comment, so the list stays a valid crawl input:
+  # disallowed by http://a.test/robots.txt line 2 (Disallow: /private/): http://a.test/private/x
 
 Exit codes:
   0  every sitemap found was read in full
@@ -81,6 +86,7 @@ async function runSitemaps(origins: string[], opts: SitemapsCliOptions): Promise
   let unread = false;
   try {
     for (const origin of origins) {
+      let disallowed = 0;
       let discovery;
       try {
         discovery = discoverSitemaps(gate, origin, {
@@ -97,6 +103,10 @@ async function runSitemaps(origins: string[], opts: SitemapsCliOptions): Promise
         return SITEMAPS_EXIT.usage;
       }
       for await (const u of discovery) {
+        // A sitemap is a hint: what robots.txt says of each URL is the answer. The URL's robots.txt
+        // is in the gate's cache (the sitemap's own request was decided by it), so nothing is sent.
+        const d = await gate.check(u.url);
+        if (!d.allowed) disallowed++;
         const line = opts.json
           ? JSON.stringify({
               url: u.url,
@@ -105,11 +115,16 @@ async function runSitemaps(origins: string[], opts: SitemapsCliOptions): Promise
               priority: u.priority ?? null,
               sitemap: u.sitemap,
               robotsUrl: u.robotsUrl,
+              allowed: d.allowed,
+              reason: d.reason,
+              rule: d.rule ? { type: d.rule.type, pattern: d.rule.pattern, line: d.rule.line } : null,
             })
-          : u.url;
+          : d.allowed
+            ? u.url
+            : `# disallowed by ${d.policy.robotsUrl}${d.rule ? ` line ${d.rule.line} (${d.rule.type === 'allow' ? 'Allow' : 'Disallow'}: ${d.rule.pattern})` : ` (${d.reason})`}: ${u.url}`;
         if (!process.stdout.write(line + '\n')) await new Promise((r) => process.stdout.once('drain', r));
       }
-      if (!opts.quiet) err(summary(discovery.origin, discovery.stats));
+      if (!opts.quiet) err(summary(discovery.origin, discovery.stats, disallowed));
     }
   } finally {
     await gate.close();
@@ -132,7 +147,9 @@ export function describe(r: SitemapReport): string {
   return `sitemap ${r.url} ${what}${extra.length ? `; ${extra.join('; ')}` : ''}`;
 }
 
-export function summary(origin: string, s: DiscoveryStats): string {
+/** The per-origin summary line; `disallowed`: how many of the URLs found robots.txt disallows,
+ *  when they were put to it. */
+export function summary(origin: string, s: DiscoveryStats, disallowed?: number): string {
   const dropped = Object.entries(s.dropped)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
@@ -140,7 +157,8 @@ export function summary(origin: string, s: DiscoveryStats): string {
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
   return (
-    `${origin}: ${s.sitemapsRead} sitemaps read, ${s.sitemapsFailed} failed, ${s.sitemapsBlocked} blocked; ${s.urlsFound} URLs found` +
+    `${origin}: ${plural(s.sitemapsRead, 'sitemap')} read, ${s.sitemapsFailed} failed, ${s.sitemapsBlocked} blocked; ${plural(s.urlsFound, 'URL')} found` +
+    (disallowed !== undefined ? ` (${disallowed} disallowed by robots.txt)` : '') +
     (dropped ? `; dropped: ${dropped}` : '') +
     (limits ? `; limits hit: ${limits}` : '')
   );

@@ -59,7 +59,7 @@ describe('robots-gate crawl --sitemaps', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/fetched\s+5/);
     expect(r.stdout).toMatch(/blocked\s+1/);
-    expect(r.stderr).toMatch(/sitemaps: 4 sitemaps read, 6 URLs found on 2 hosts/);
+    expect(r.stderr).toMatch(/sitemaps: 4 sitemaps read, 0 failed, 0 blocked; 6 URLs found on 2 hosts/);
 
     // Never sent: the disallowed URL a sitemap listed. Every request to a host, robots.txt and
     // sitemaps included, keeps the host's interval at the server.
@@ -79,6 +79,26 @@ describe('robots-gate crawl --sitemaps', () => {
     expect(p1.sitemap).toMatchObject({ source: `${a}/s1.xml`, advertisedBy: `${a}/robots.txt`, lastmod: '2024-03-01', changefreq: 'never', priority: '0.1' });
     expect(rows.find((x) => x.url === `${a}/private/x`)).toMatchObject({ outcome: 'blocked', sitemap: { source: `${a}/s1.xml` } });
     expect(rows.find((x) => x.url === `${b}/q/2`)!.sitemap).toMatchObject({ source: `${b}/list.txt` });
+  });
+
+  it('the closing sitemaps line counts as the per-origin lines do: a blocked sitemap is not counted read', async () => {
+    let a = '';
+    const v = await hosts({
+      'a.test': serve(() => ({
+        '/robots.txt': `User-agent: *\nDisallow: /private/\nSitemap: ${a}/s.xml\nSitemap: ${a}/private/s.xml\n`,
+        '/s.xml': urlset([`${a}/p/1`]),
+        '/p/1': 'one',
+      })),
+    });
+    a = v.origin('a.test');
+    const dir = tmp();
+    const list = path.join(dir, 'origins.txt');
+    fs.writeFileSync(list, `${a}\n`);
+    const r = await runCli(['crawl', list, '--sitemaps', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '50', ...resolveArgs(v)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${a}: 1 sitemap read, 0 failed, 1 blocked; 1 URL found`);
+    expect(r.stderr).toMatch(/sitemaps: 1 sitemap read, 0 failed, 1 blocked; 1 URL found on 1 host/);
+    expect(v.requests('a.test', '/private/s.xml')).toHaveLength(0);
   });
 
   it('--resume after an interrupt fetches no settled sitemap again and crawls the URLs left', async () => {
