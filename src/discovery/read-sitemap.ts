@@ -11,6 +11,7 @@ import type { ResolvedDiscoverOptions } from './options.js';
 import { decodedChunks, type BodyMeter } from './sitemap-body.js';
 import { SitemapParser, type SitemapEntry } from './sitemap-parser.js';
 import type { SitemapFormat, SitemapLimit, SitemapReport } from './types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The part of RobotsGate discovery uses. */
 export interface DiscoveryGate {
@@ -96,6 +97,11 @@ export async function* readSitemap(ctx: ReadContext, source: SitemapSource, repo
     // have made to this host took it too, so the sitemap request keeps the interval after it.
     const slot = await ctx.pacer.take(new URL(url).host, interval, ctx.signal, url);
     try {
+      // In a fleet the slot is the shared limiter's, and the robots.txt request went through the
+      // gate's own one, which the shared limiter never saw: keep the interval after it by its stamp
+      // (when it came from this host; a copy another worker fetched is stamped when it ended too).
+      const afterRobots = Date.parse(decision.policy.fetchedAt) + interval.ms - Date.now();
+      if (afterRobots > 0 && sameHost(decision.policy.robotsUrl, url)) await sleep(afterRobots, undefined, ctx.signal ? { signal: ctx.signal } : undefined);
       if (hop === 0) report.startedAt = Date.now();
       // The time cap runs from the send, not from the wait for the slot (a Crawl-delay is not the site being slow).
       const timeout = AbortSignal.timeout(o.timeoutMs);
@@ -222,4 +228,12 @@ function errorText(err: unknown, timeout: AbortSignal): string {
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.cause?.code ?? e.code ?? e.name ?? 'ERR_NETWORK';
   return `${code}: ${e.cause?.message ?? e.message ?? String(err)}`;
+}
+
+function sameHost(a: string, b: string): boolean {
+  try {
+    return new URL(a).host === new URL(b).host;
+  } catch {
+    return false;
+  }
 }
