@@ -56,7 +56,8 @@ export function startServe(args: readonly string[]): Promise<ServeProcess> {
         url: m[1]!,
         stop: () =>
           new Promise<void>((done) => {
-            if (child.exitCode !== null) return done();
+            // Killed by a signal, a child has signalCode set and exitCode null: stopped already.
+            if (child.exitCode !== null || child.signalCode !== null) return done();
             child.once('close', () => done());
             child.kill('SIGTERM');
           }),
