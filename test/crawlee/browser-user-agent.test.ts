@@ -50,8 +50,12 @@ describe.each(crawlers)("%s with Crawlee's fingerprints sends the gate's User-Ag
       gateCrawler(crawler, gate);
       await crawler.run([`${s.origin(H)}/hop`]);
       expect(handled).toEqual([`${s.origin(H)}/page.html`]);
-      expect(new Set(sent.map((r) => r.path))).toEqual(new Set(['/robots.txt', '/hop', '/page.html', '/logo.png', '/app.js']));
-      for (const r of sent) expect(`${r.path} ${r.headers['user-agent']}`).toBe(`${r.path} ${UA}`);
+      // Chromium's own favicon fetch leaves from the browser process after the page has loaded,
+      // outside the page's interception, when the crawler is still open (under load): not the
+      // crawler's request, and a known limit (README). Every other request must carry the gate's UA.
+      const crawlerSent = sent.filter((r) => r.path !== '/favicon.ico');
+      expect(new Set(crawlerSent.map((r) => r.path))).toEqual(new Set(['/robots.txt', '/hop', '/page.html', '/logo.png', '/app.js']));
+      for (const r of crawlerSent) expect(`${r.path} ${r.headers['user-agent']}`).toBe(`${r.path} ${UA}`);
     } finally {
       await gate.close();
     }
