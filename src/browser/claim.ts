@@ -3,6 +3,8 @@
 // session both create a claim when they hand a new target to the handle.
 import type { Page, Request } from 'playwright-core';
 import type { RequestLike, RequestMatcher } from './request-matcher.js';
+import type { Channel } from './channel.js';
+import { gateTarget, type DriverPage, type DriverRequest, type TargetGateOptions } from './target-gate.js';
 
 /** One gated target (a page's): who it belongs to once known, and how to stop gating it. */
 export interface Claim<R extends RequestLike = Request, P = Page> {
@@ -32,4 +34,40 @@ export interface TargetInfo {
 export interface ClaimState {
   readonly ready: Promise<void>;
   readonly isReady: boolean;
+}
+
+/**
+ * A claim on `targetId`, gated behind `channel` from now on (gateTarget): one builder for every
+ * driver's page gate. `ready` settles once the target's requests pause.
+ */
+export function openClaim<R extends DriverRequest, P extends DriverPage>(
+  targetId: string,
+  channel: Channel,
+  page: P | null,
+  o: Omit<TargetGateOptions<R, P>, 'page' | 'requests' | 'frames'>,
+): Claim<R, P> {
+  let stopFn: (() => Promise<void>) | null = null;
+  const claim: Claim<R, P> = {
+    page,
+    started: null,
+    failed: null,
+    frames: new Map([[targetId, '']]),
+    isReady: false,
+    ready: Promise.resolve(),
+    stop: async () => {
+      claim.started?.stop();
+      claim.failed?.stop();
+      await stopFn?.();
+    },
+  };
+  (claim as { ready: Promise<void> }).ready = gateTarget<R, P>(channel, {
+    ...o,
+    page: () => claim.page,
+    requests: (allowed) => (allowed ? claim.started : claim.failed),
+    frames: claim.frames,
+  }).then((stop) => {
+    stopFn = stop;
+    claim.isReady = true;
+  });
+  return claim;
 }

@@ -13,10 +13,10 @@ import type { BrowserContext, Page, Request, WebSocketRoute } from 'playwright-c
 import { sessionChannel, type Channel } from './channel.js';
 import { directContextId, directPageChannel, inThisProcess } from './direct-session.js';
 import { watchNewPages } from './page-watch.js';
-import type { Claim, TargetInfo } from './claim.js';
+import { openClaim, type Claim, type TargetInfo } from './claim.js';
 import { gateDocuments } from './document-gate.js';
 import { RequestMatcher } from './request-matcher.js';
-import { gateTarget, type Verdict } from './target-gate.js';
+import type { Verdict } from './target-gate.js';
 import type { BrowserGate, GateHandle, GateHandleEvents, GatedRequest, GateOptions } from './types.js';
 
 /** Published for every blocked browser request (a GatedRequest), at no cost when nobody listens. */
@@ -79,32 +79,12 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
 
   let documentsElsewhere = false;
   const claimTarget = (targetId: string, channel: Channel, page: Page | null): Claim => {
-    let stopFn: (() => Promise<void>) | null = null;
-    const claim: Claim = {
-      page,
-      started: null,
-      failed: null,
-      frames: new Map([[targetId, '']]),
-      isReady: false,
-      ready: Promise.resolve(),
-      stop: async () => {
-        claim.started?.stop();
-        claim.failed?.stop();
-        await stopFn?.();
-      },
-    };
-    (claim as { ready: Promise<void> }).ready = gateTarget<Request, Page>(channel, {
+    const claim = openClaim<Request, Page>(targetId, channel, page, {
       decide,
       record: (entry) => handle.record(entry),
       disposed: () => handle.disposed,
       userAgent,
-      page: () => claim.page,
-      requests: (allowed) => (allowed ? claim.started : claim.failed),
-      frames: claim.frames,
       documentsElsewhere,
-    }).then((stop) => {
-      stopFn = stop;
-      claim.isReady = true;
     });
     withMatchers(claim, handle.listenerCount('allowed') > 0);
     claims.set(targetId, claim);

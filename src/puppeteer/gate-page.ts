@@ -6,12 +6,12 @@
 // (page-watch.ts). Puppeteer always talks to the browser directly, so there is no slow path here.
 import type { Browser, CDPSession, HTTPRequest, Page, Target } from 'puppeteer-core';
 import { ChildRouter, sessionChannel, type Channel, type SessionLike } from '../browser/channel.js';
-import type { Claim, TargetInfo } from '../browser/claim.js';
+import { openClaim, type Claim, type TargetInfo } from '../browser/claim.js';
 import type { BrowserSession } from '../browser/direct-session.js';
 import { Handle, NO_SPECULATION_RULES } from '../browser/gate-page.js';
 import { PageWatch } from '../browser/page-watch.js';
 import { RequestMatcher, type RequestEmitter } from '../browser/request-matcher.js';
-import { gateTarget, type Verdict } from '../browser/target-gate.js';
+import type { Verdict } from '../browser/target-gate.js';
 import type { BrowserGate, GatedRequest, GateHandle, GateOptions } from '../browser/types.js';
 
 /** One decided request of a Puppeteer page: `request` is Puppeteer's HTTPRequest when it reported one. */
@@ -87,32 +87,12 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
   };
 
   const claimTarget = (targetId: string, channel: Channel, page: Page | null): PuppeteerClaim => {
-    let stopFn: (() => Promise<void>) | null = null;
-    const claim: PuppeteerClaim = {
-      page,
-      started: null,
-      failed: null,
-      frames: new Map([[targetId, '']]),
-      isReady: false,
-      ready: Promise.resolve(),
-      stop: async () => {
-        claim.started?.stop();
-        claim.failed?.stop();
-        await stopFn?.();
-      },
-    };
-    (claim as { ready: Promise<void> }).ready = gateTarget<HTTPRequest, Page>(channel, {
+    const claim = openClaim<HTTPRequest, Page>(targetId, channel, page, {
       decide,
       record: (entry) => handle.record(entry),
       disposed: () => handle.disposed,
       userAgent,
-      page: () => claim.page,
-      requests: (allowed) => (allowed ? claim.started : claim.failed),
-      frames: claim.frames,
       documentsElsewhere: false,
-    }).then((stop) => {
-      stopFn = stop;
-      claim.isReady = true;
     });
     withMatchers(claim, handle.listenerCount('allowed') > 0);
     claims.set(targetId, claim);
