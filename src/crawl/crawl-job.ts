@@ -3,7 +3,6 @@
 // browser), saves documents, and writes one audit row per attempt when it happens.
 import type { AttemptOutcome, AttemptRow, AuditSink } from '../audit/types.js';
 import type { Decision, PolicyChange } from '../gate/types.js';
-import { parseRobotsTxt } from '../parser/index.js';
 import { DocumentPlacementError, OutputWriteError, saveDocument } from './document-store.js';
 import type { Frontier, TakenItem, WaitReason } from '../politeness/types.js';
 import { defaultLimiter, pacerFor, type Pacer } from '../politeness/pacer.js';
@@ -12,6 +11,7 @@ import { retryAfterMs } from '../politeness/retry-after.js';
 import { parseTdmRep, type Purpose, type UsageVerdict } from '../usage/index.js';
 import { UsageCheck, type TdmRepCopy } from './usage-check.js';
 import type { CrawlGate, DocumentTransport, Hop } from './types.js';
+import { policySnapshot } from '../gate/policy-record.js';
 
 export interface CrawlJobOptions {
   readonly gate: CrawlGate;
@@ -686,23 +686,8 @@ export class CrawlJob {
   // --- audit ---------------------------------------------------------------------------------
 
   private onPolicy(r: PolicyRecord): void {
-    if (r.sha256 === null || r.body === undefined) return;
-    let sitemaps: readonly string[] = [];
-    try {
-      sitemaps = parseRobotsTxt(r.body, { url: r.finalUrl }).sitemaps;
-    } catch {
-      // The text is kept whatever it holds; sitemaps are a convenience.
-    }
-    this.o.audit.recordPolicy({
-      sha256: r.sha256,
-      origin: r.origin,
-      robotsUrl: r.robotsUrl,
-      finalUrl: r.finalUrl,
-      status: r.status,
-      fetchedAt: iso(r.fetchedAt),
-      sitemaps,
-      body: r.body,
-    });
+    const snapshot = policySnapshot(r);
+    if (snapshot) this.o.audit.recordPolicy(snapshot);
   }
 
   private onChange(c: PolicyChange): void {

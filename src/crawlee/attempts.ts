@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { AttemptOutcome, AttemptRow, AuditSink } from '../audit/types.js';
 import type { RobotsGate } from '../gate/gate.js';
 import type { Decision, PolicyChange } from '../gate/types.js';
-import { parseRobotsTxt } from '../parser/index.js';
 import type { PolicyRecord } from '../stores/types.js';
+import { policySnapshot } from '../gate/policy-record.js';
 
 /** One attempt as the adapter knows it. Times in ms since epoch. */
 export interface Attempt {
@@ -125,23 +125,8 @@ export class Attempts {
   }
 
   private policy(r: PolicyRecord): void {
-    if (r.sha256 === null || r.body === undefined) return;
-    let sitemaps: readonly string[] = [];
-    try {
-      sitemaps = parseRobotsTxt(r.body, { url: r.finalUrl }).sitemaps;
-    } catch {
-      // The text is kept whatever it holds; sitemaps are a convenience.
-    }
-    this.sink.recordPolicy({
-      sha256: r.sha256,
-      origin: r.origin,
-      robotsUrl: r.robotsUrl,
-      finalUrl: r.finalUrl,
-      status: r.status,
-      fetchedAt: iso(r.fetchedAt),
-      sitemaps,
-      body: r.body,
-    });
+    const snapshot = policySnapshot(r);
+    if (snapshot) this.sink.recordPolicy(snapshot);
   }
 
   private guard(fn: () => void): void {

@@ -4,11 +4,11 @@
 // robots.txt text by sha256, so `robots-gate audit` and `report` read it as they read a crawl.
 // Rows are written when the decision is made: the endpoint does not read responses, so an
 // allowed row's status is null and its outcome `fetched` means "let through".
-import { parseRobotsTxt } from '../parser/index.js';
 import type { AttemptRow, AuditSink } from '../audit/types.js';
 import type { PolicyChange } from '../gate/types.js';
 import type { PolicyRecord } from '../stores/types.js';
 import type { TargetRequest } from './target-watch.js';
+import { policySnapshot } from '../gate/policy-record.js';
 
 /** What the recorder listens to on the gate: a `RobotsGate` fits. */
 export interface AuditedGate {
@@ -73,23 +73,8 @@ export class SessionAudit {
   }
 
   private policy(r: PolicyRecord): void {
-    if (r.sha256 === null || r.body === undefined) return;
-    let sitemaps: readonly string[] = [];
-    try {
-      sitemaps = parseRobotsTxt(r.body, { url: r.finalUrl }).sitemaps;
-    } catch {
-      // The text is kept whatever it holds; sitemaps are a convenience.
-    }
-    this.sink.recordPolicy({
-      sha256: r.sha256,
-      origin: r.origin,
-      robotsUrl: r.robotsUrl,
-      finalUrl: r.finalUrl,
-      status: r.status,
-      fetchedAt: new Date(r.fetchedAt).toISOString(),
-      sitemaps,
-      body: r.body,
-    });
+    const snapshot = policySnapshot(r);
+    if (snapshot) this.sink.recordPolicy(snapshot);
   }
 
   /** Writes the run's end and closes the sink. */

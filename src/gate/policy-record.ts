@@ -2,7 +2,8 @@
 // happens to a good copy when the next fetch fails (kept, marked stale) or the file vanishes.
 import { isUtf8 } from 'node:buffer';
 import type { RobotsFetchResult } from '../fetcher/robots-fetcher.js';
-import { decodeRobotsText } from '../parser/index.js';
+import { decodeRobotsText, parseRobotsTxt } from '../parser/index.js';
+import type { PolicyRecord } from '../stores/types.js';
 import type { GatePolicyRecord } from './types.js';
 import type { ResolvedOptions } from './options.js';
 
@@ -77,4 +78,39 @@ export function observedSha256(r: GatePolicyRecord): string | null | undefined {
 function bodyText(bytes: Buffer): string {
   const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
   return utf16 || !isUtf8(bytes) ? decodeRobotsText(bytes) : bytes.toString('utf8');
+}
+
+/** A fetched robots.txt as the audit keeps it (the shape of the audit's PolicyRow; times ISO 8601). */
+export interface PolicySnapshot {
+  readonly sha256: string;
+  readonly origin: string;
+  readonly robotsUrl: string;
+  readonly finalUrl: string;
+  readonly status: number | string;
+  readonly fetchedAt: string;
+  readonly sitemaps: readonly string[];
+  readonly body: string;
+}
+
+/** The text of a record the gate reports (its `policy` event) for the audit, with its Sitemap
+ *  lines; undefined when it has no body (unavailable, unreachable). One builder for every door's
+ *  audit: the crawl, Crawlee and the DevTools endpoint. */
+export function policySnapshot(r: PolicyRecord): PolicySnapshot | undefined {
+  if (r.sha256 === null || r.body === undefined) return undefined;
+  let sitemaps: readonly string[] = [];
+  try {
+    sitemaps = parseRobotsTxt(r.body, { url: r.finalUrl }).sitemaps;
+  } catch {
+    // The text is kept whatever it holds; sitemaps are a convenience.
+  }
+  return {
+    sha256: r.sha256,
+    origin: r.origin,
+    robotsUrl: r.robotsUrl,
+    finalUrl: r.finalUrl,
+    status: r.status,
+    fetchedAt: new Date(r.fetchedAt).toISOString(),
+    sitemaps,
+    body: r.body,
+  };
 }
