@@ -5,12 +5,10 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { AuditWriteError } from '../audit/errors.js';
 import { JsonlAuditSink } from '../audit/jsonl-sink.js';
-import { auditFiles, openAudit } from '../audit/reader.js';
 import { SqliteAuditSink } from '../audit/sqlite-sink.js';
 import { TeeAuditSink } from '../audit/tee-sink.js';
 import type { AttemptRow, AuditSink, SitemapClaims } from '../audit/types.js';
 import { CrawlJob } from '../crawl/crawl-job.js';
-import { createRedisFrontier } from '../crawl/redis-frontier.js';
 import { OutputWriteError } from '../crawl/document-store.js';
 import { HttpTransport } from '../crawl/http-transport.js';
 import type { DocumentTransport } from '../crawl/types.js';
@@ -18,10 +16,11 @@ import { readUrlList } from '../crawl/url-list.js';
 import { RobotsGate } from '../gate/gate.js';
 import { MemoryFrontier } from '../politeness/memory-frontier.js';
 import { pacerFor } from '../politeness/pacer.js';
-import type { Frontier, FrontierOptions } from '../politeness/types.js';
-import type { PolicyStore, RateLimiter } from '../stores/types.js';
+import type { FrontierOptions } from '../politeness/types.js';
 import { ClaimsAuditSink, freshnessOutput, sitemapPhase } from './crawl-sitemaps.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
+import { openFleet, type Fleet } from './crawl-fleet.js';
+import { readEarlierRuns } from './crawl-resume.js';
 import { lockAudit } from './crawl-lock.js';
 import { startProgress } from './crawl-progress.js';
 import { BrowserNotFoundError } from '../browser/errors.js';
@@ -31,7 +30,8 @@ import { fsProblem } from './fs-words.js';
 import { count as plural } from './plural.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP } from './identity.js';
 import { collect } from './repeatable.js';
-import { PURPOSES, type Purpose } from '../usage/index.js';
+import type { Purpose } from '../usage/index.js';
+import { checkCrawlOptions, type CrawlCliOptions } from './crawl-options.js';
 
 /** Exit codes, as `--help` documents them. */
 export const CRAWL_EXIT = {
@@ -45,51 +45,6 @@ export const CRAWL_EXIT = {
   redis: 5,
   interrupted: 130,
 } as const;
-
-interface CrawlCliOptions {
-  userAgent: string;
-  productToken: string[];
-  out: string;
-  concurrency: string;
-  minInterval: string;
-  maxCrawlDelay: string;
-  clampCrawlDelay?: boolean;
-  override: string[];
-  overrideInterval?: string;
-  resolve: string[];
-  recheckAfter?: string;
-  resume?: boolean;
-  auditJsonl?: string;
-  json?: boolean;
-  timeout: string;
-  maxPageBytes: string;
-  robotsTimeout: string;
-  progressInterval: string;
-  redis?: string;
-  run?: string;
-  worker?: string;
-  browser?: boolean;
-  screenshot?: boolean;
-  chromium?: string;
-  purpose?: string;
-  sitemaps?: boolean;
-  maxUrlsPerHost: string;
-}
-
-class UsageError extends Error {}
-
-/** Node timers hold at most 2^31 - 1 ms (24.8 days); a longer one fires after 1 ms, which turned
- *  a huge --timeout into an immediate failure and a huge interval into a busy loop. */
-const MAX_MS = 2_147_483_647;
-
-function count(name: string, raw: string | undefined, min: number, max = MAX_MS): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw new UsageError(`${name} must be a number >= ${min} and <= ${max}, got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
 
 export function crawlCommand(): Command {
   return new Command('crawl')
@@ -158,43 +113,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   let recheckAfterMs: number | undefined, overrideIntervalMs: number | undefined;
   let maxUrlsPerHost: number;
   try {
-    maxUrlsPerHost = count('--max-urls-per-host', opts.maxUrlsPerHost, 0, Number.MAX_SAFE_INTEGER)!;
-    concurrency = count('--concurrency', opts.concurrency, 1, 10_000)!;
-    if (!Number.isInteger(concurrency)) throw new UsageError(`--concurrency must be a whole number, got ${JSON.stringify(opts.concurrency)}`);
-    minIntervalMs = count('--min-interval', opts.minInterval, 0)!;
-    // A day: a host asking for more is skipped (or clamped to this), never waited on for weeks.
-    maxCrawlDelaySeconds = count('--max-crawl-delay', opts.maxCrawlDelay, 0, 86_400)!;
-    timeoutMs = count('--timeout', opts.timeout, 1)!;
-    robotsTimeoutMs = count('--robots-timeout', opts.robotsTimeout, 1)!;
-    maxPageBytes = count('--max-page-bytes', opts.maxPageBytes, 1, 2 ** 31)!;
-    progressMs = count('--progress-interval', opts.progressInterval, 10)!;
-    recheckAfterMs = count('--recheck-after', opts.recheckAfter, 0);
-    overrideIntervalMs = count('--override-interval', opts.overrideInterval, 0);
-    if (opts.redis && !opts.run) throw new UsageError('--redis needs --run NAME (the name the workers share)');
-    // Without Redis there is no fleet to share a run with: ignoring them would hide a forgotten --redis.
-    if (!opts.redis && opts.run !== undefined) throw new UsageError('--run needs --redis URL (it names a fleet run shared through Redis)');
-    // A value that is no host name (a URL, a wildcard) would match no host: the user would think
-    // a host overridden that is not, and find it blocked.
-    for (const h of opts.override) {
-      if (!/^(?:[A-Za-z0-9_.~%!$&'()+,;=-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(h)) {
-        let hint = '';
-        try {
-          // A URL gives its host; a Unicode name its ASCII (punycode) form, which hosts match in.
-          const host = new URL(h.includes('://') ? h : `http://${h}`).host;
-          if (host && host !== h) hint = ` (did you mean ${host}?)`;
-        } catch {
-          // not a URL either
-        }
-        throw new UsageError(`--override takes a host name such as example.com (a port optional), got ${JSON.stringify(h)}${hint}`);
-      }
-    }
-    if (opts.worker !== undefined && !/^[^\x00-\x1f\x7f]{1,100}$/.test(opts.worker)) {
-      throw new UsageError(`--worker must be 1 to 100 printable characters, got ${JSON.stringify(opts.worker)}`);
-    }
-    if ((opts.screenshot || opts.chromium) && !opts.browser) throw new UsageError('--screenshot and --chromium need --browser');
-    if (opts.purpose !== undefined && !(PURPOSES as readonly string[]).includes(opts.purpose)) {
-      throw new UsageError(`--purpose must be one of ${PURPOSES.join(', ')}, got ${JSON.stringify(opts.purpose)}`);
-    }
+    ({ concurrency, minIntervalMs, maxCrawlDelaySeconds, timeoutMs, progressMs, robotsTimeoutMs, maxPageBytes, recheckAfterMs, overrideIntervalMs, maxUrlsPerHost } = checkCrawlOptions(opts));
   } catch (err) {
     say((err as Error).message);
     return CRAWL_EXIT.usage;
@@ -263,62 +182,12 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     say(`${(err as Error).message}${locked && opts.redis ? ' (each worker of a fleet needs its own --worker name)' : ''}`);
     return locked ? CRAWL_EXIT.usage : CRAWL_EXIT.output;
   }
-  let done = new Set<string>();
-  // When each host last saw a request from an earlier run in DIR (Ctrl-C, then --resume at once):
-  // this run's first request to it keeps the interval from that one.
-  let lastSent = new Map<string, { endedAt: number; intervalMs: number | null }>();
-  if (!opts.redis && auditFiles(outDir).length > 0) {
-    try {
-      const reader = openAudit(outDir);
-      lastSent = reader.lastSent();
-      reader.close();
-    } catch {
-      // An unreadable audit is reported below (--resume) or appended to; nothing to seed from.
-    }
-  }
-  let resumeOf: string | null = null;
-  let unfollowed: { url: string; parentUrl: string }[] = [];
   // What the list holds, after normalisation: a resumed run says when it is not the same list.
   const listSha256 = createHash('sha256').update(list.urls.map((u) => u.url).join('\n')).digest('hex');
-  if (!opts.resume && !opts.redis && auditFiles(outDir).includes(auditName)) {
-    say(`${path.join(outDir, auditName)} holds earlier runs: this run is added to it (--resume skips the URLs they settled)`);
-  }
-  if (opts.resume) {
-    if (auditFiles(outDir).length === 0) say(`nothing to resume in ${outDir}: starting afresh`);
-    else {
-      try {
-        const reader = openAudit(outDir);
-        const last = reader.runs().at(-1);
-        // URLs settled as one user agent are not settled for another (its rules may differ):
-        // resuming would skip them, and the audit would mix two identities.
-        // The same holds for the token matched: a run from before --product-token recorded none, and
-        // matched the token read from the same --user-agent.
-        const tokensOf = (o: Readonly<Record<string, unknown>>) => JSON.stringify(o.productToken ?? []);
-        const otherAgent = reader.runs().find((r) => r.userAgent !== opts.userAgent || tokensOf(r.options) !== JSON.stringify(opts.productToken));
-        if (otherAgent) {
-          reader.close();
-          say(
-            otherAgent.userAgent !== opts.userAgent
-              ? `cannot --resume: ${outDir} was crawled as ${JSON.stringify(otherAgent.userAgent)} (run ${otherAgent.runId}), not ${JSON.stringify(opts.userAgent)}; use another --out, or the same --user-agent`
-              : `cannot --resume: ${outDir} was crawled with --product-token ${tokensOf(otherAgent.options)} (run ${otherAgent.runId}), not ${JSON.stringify(opts.productToken)}; use another --out, or the same --product-token`,
-          );
-          return CRAWL_EXIT.usage;
-        }
-        done = reader.doneUrls();
-        unfollowed = reader.pendingRedirects();
-        resumeOf = last?.runId ?? null;
-        const before = last?.options.listSha256;
-        if (typeof before === 'string' && before !== listSha256) {
-          const settled = list.urls.filter((u) => done.has(u.url)).length;
-          say(`the URL list differs from the one run ${last!.runId} crawled: ${settled} of its ${list.urls.length} URLs were settled there and are skipped; the rest are crawled`);
-        }
-        reader.close();
-      } catch (err) {
-        say(`cannot read the audit to resume from: ${(err as Error).message}`);
-        return CRAWL_EXIT.audit;
-      }
-    }
-  }
+  const earlier = readEarlierRuns({ outDir, auditName, list, listSha256, resume: !!opts.resume, redis: !!opts.redis, userAgent: opts.userAgent, productToken: opts.productToken, say });
+  if (earlier === 'usage') return CRAWL_EXIT.usage;
+  if (earlier === 'audit') return CRAWL_EXIT.audit;
+  const { done, lastSent, unfollowed, resumeOf } = earlier;
 
   // The JSONL stream appends to its file: pointed at the SQLite audit (or its WAL) it would write
   // into the database, pointed at the URL list it would grow the input of the next run.
@@ -356,7 +225,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const frontierOptions: FrontierOptions = { minIntervalMs, concurrency, overrideIntervalMs };
     if (opts.redis) {
       try {
-        fleet = await openFleet(opts.redis, opts.run!, worker!, frontierOptions);
+        fleet = await openFleet(opts.redis, opts.run!, worker!, frontierOptions, say);
       } catch (err) {
         say((err as Error).message);
         return CRAWL_EXIT.redis;
@@ -587,50 +456,4 @@ class StdoutAttemptSink implements AuditSink {
   recordPolicy(): void {}
   recordPolicyChange(): void {}
   close(): void {}
-}
-
-interface Fleet {
-  frontier: Frontier;
-  store: PolicyStore;
-  limiter: RateLimiter;
-  claimSitemap: (sitemapUrl: string) => Promise<boolean>;
-  close(): Promise<void>;
-}
-
-/**
- * With `--redis`: the policy store from stores/redis and the shared frontier of crawl/redis-frontier,
- * so this worker shares robots.txt copies, per-host rate and the URL list with the rest of the run.
- * ioredis is loaded only here. @throws RedisUnreachableError / RedisUrlError (clear messages).
- */
-async function openFleet(
-  url: string,
-  run: string,
-  worker: string,
-  options: FrontierOptions,
-): Promise<Fleet> {
-  const { createRedisStores } = await import('../stores/redis.js');
-  // Override marks last for this run; policies and per-host rates are shared Redis-wide. A lost
-  // Redis is said on stderr: requests wait for it (a local fallback would multiply the rate).
-  const stores = await createRedisStores(url, {
-    run,
-    onStatus: (e) =>
-      say(
-        e.state === 'lost'
-          ? `Redis at ${e.url} is not answering (${e.error}): no request is sent until it is back; retrying`
-          : `Redis at ${e.url} is back after ${((e.downMs ?? 0) / 1000).toFixed(1)} s: carrying on`,
-      ),
-  });
-  const frontier = createRedisFrontier(stores.connection, { ...options, run, worker, prefix: stores.prefix });
-  const sitemapsKey = `${stores.prefix}run:${run}:sitemaps`;
-  return {
-    frontier,
-    store: stores.store,
-    limiter: stores.limiter,
-    // Each sitemap is read once per run, fleet-wide: whoever adds it to the run's set reads it.
-    claimSitemap: (url) => stores.connection.run((c) => c.sadd(sitemapsKey, url)).then((n) => n === 1),
-    close: async () => {
-      await frontier.close();
-      await stores.close();
-    },
-  };
 }

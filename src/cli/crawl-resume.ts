@@ -1,0 +1,85 @@
+// What earlier runs in --out left: the URLs they settled and the redirects they left unfollowed
+// (--resume), and when each host last saw one of their requests (its first request now keeps the
+// interval from it).
+import path from 'node:path';
+import { auditFiles, openAudit } from '../audit/reader.js';
+
+export interface EarlierRunsOptions {
+  readonly outDir: string;
+  readonly auditName: string;
+  readonly list: { readonly urls: readonly { url: string }[] };
+  /** sha256 of the list's URLs, as recorded in a run's options. */
+  readonly listSha256: string;
+  readonly resume: boolean;
+  readonly redis: boolean;
+  readonly userAgent: string;
+  readonly productToken: readonly string[];
+  readonly say: (s: string) => void;
+}
+
+export interface EarlierRuns {
+  readonly done: ReadonlySet<string>;
+  readonly lastSent: ReadonlyMap<string, { endedAt: number; intervalMs: number | null }>;
+  readonly unfollowed: readonly { url: string; parentUrl: string }[];
+  readonly resumeOf: string | null;
+}
+
+/** Read the earlier runs before this run appends. @returns 'usage' (resuming as another identity)
+ *  or 'audit' (the audit cannot be read to resume from), said on stderr. */
+export function readEarlierRuns(o: EarlierRunsOptions): EarlierRuns | 'usage' | 'audit' {
+  let done = new Set<string>();
+  // When each host last saw a request from an earlier run in DIR (Ctrl-C, then --resume at once):
+  // this run's first request to it keeps the interval from that one.
+  let lastSent = new Map<string, { endedAt: number; intervalMs: number | null }>();
+  if (!o.redis && auditFiles(o.outDir).length > 0) {
+    try {
+      const reader = openAudit(o.outDir);
+      lastSent = reader.lastSent();
+      reader.close();
+    } catch {
+      // An unreadable audit is reported below (--resume) or appended to; nothing to seed from.
+    }
+  }
+  let resumeOf: string | null = null;
+  let unfollowed: { url: string; parentUrl: string }[] = [];
+  if (!o.resume && !o.redis && auditFiles(o.outDir).includes(o.auditName)) {
+    o.say(`${path.join(o.outDir, o.auditName)} holds earlier runs: this run is added to it (--resume skips the URLs they settled)`);
+  }
+  if (o.resume) {
+    if (auditFiles(o.outDir).length === 0) o.say(`nothing to resume in ${o.outDir}: starting afresh`);
+    else {
+      try {
+        const reader = openAudit(o.outDir);
+        const last = reader.runs().at(-1);
+        // URLs settled as one user agent are not settled for another (its rules may differ):
+        // resuming would skip them, and the audit would mix two identities.
+        // The same holds for the token matched: a run from before --product-token recorded none, and
+        // matched the token read from the same --user-agent.
+        const tokensOf = (options: Readonly<Record<string, unknown>>) => JSON.stringify(options.productToken ?? []);
+        const otherAgent = reader.runs().find((r) => r.userAgent !== o.userAgent || tokensOf(r.options) !== JSON.stringify(o.productToken));
+        if (otherAgent) {
+          reader.close();
+          o.say(
+            otherAgent.userAgent !== o.userAgent
+              ? `cannot --resume: ${o.outDir} was crawled as ${JSON.stringify(otherAgent.userAgent)} (run ${otherAgent.runId}), not ${JSON.stringify(o.userAgent)}; use another --out, or the same --user-agent`
+              : `cannot --resume: ${o.outDir} was crawled with --product-token ${tokensOf(otherAgent.options)} (run ${otherAgent.runId}), not ${JSON.stringify(o.productToken)}; use another --out, or the same --product-token`,
+          );
+          return 'usage';
+        }
+        done = reader.doneUrls();
+        unfollowed = reader.pendingRedirects();
+        resumeOf = last?.runId ?? null;
+        const before = last?.options.listSha256;
+        if (typeof before === 'string' && before !== o.listSha256) {
+          const settled = o.list.urls.filter((u) => done.has(u.url)).length;
+          o.say(`the URL list differs from the one run ${last!.runId} crawled: ${settled} of its ${o.list.urls.length} URLs were settled there and are skipped; the rest are crawled`);
+        }
+        reader.close();
+      } catch (err) {
+        o.say(`cannot read the audit to resume from: ${(err as Error).message}`);
+        return 'audit';
+      }
+    }
+  }
+  return { done, lastSent, unfollowed, resumeOf };
+}

@@ -1,0 +1,85 @@
+// The origin's TDMRep file, read by the crawl under a purpose: once per origin per run, in the slot
+// of the URL in hand, audited as rows of kind `tdmrep`.
+import type { AuditSink } from '../audit/types.js';
+import type { Decision } from '../gate/types.js';
+import type { Pacer } from '../politeness/pacer.js';
+import type { TakenItem, WaitReason } from '../politeness/types.js';
+import { parseTdmRep } from '../usage/index.js';
+import { hopRow, type AttemptLog } from './attempt-log.js';
+import type { CrawlGate, DocumentTransport } from './types.js';
+import type { TdmRepCopy } from './usage-check.js';
+
+export interface TdmRepReaderDeps {
+  readonly gate: CrawlGate;
+  readonly pacer: Pacer;
+  readonly transport: DocumentTransport;
+  readonly audit: AuditSink;
+  readonly log: AttemptLog;
+  readonly signal: AbortSignal | undefined;
+}
+
+export class TdmRepReader {
+  /** Files read this run, per origin; one that could not be read is not kept. */
+  private readonly copies = new Map<string, TdmRepCopy>();
+
+  constructor(private readonly d: TdmRepReaderDeps) {}
+
+  /**
+   * The origin's TDMRep file (W3C TDM Reservation Protocol), read once per origin per run through
+   * the transport (so gated, and audited as a row of kind `tdmrep`) in the slot of the URL in hand.
+   * The document request after it keeps the host's interval from it, as after a robots.txt request.
+   * @param interval the interval (ms) to keep before this request, as for the document request.
+   * @returns the copy, and when its request ended (epoch ms; undefined: none was sent, the copy
+   *   was known or every hop was blocked); undefined when the signal aborted the wait for the slot
+   *   (nothing was sent).
+   */
+  async read(t: TakenItem, decision: Decision, interval: { ms: number; reason: WaitReason }): Promise<{ copy: TdmRepCopy; endedAt: number | undefined } | undefined> {
+    const origin = decision.origin;
+    const known = this.copies.get(origin);
+    if (known !== undefined) return { copy: known, endedAt: undefined };
+    const url = `${origin}/.well-known/tdmrep.json`;
+    // A request of its own to the host: it takes the host's slot, and the document request
+    // after it takes the slot again, so it keeps the interval after this one.
+    // Decided before the slot is taken: a check that refetched robots.txt then would wait for the
+    // very slot this request holds.
+    const own = await this.d.gate.check(url).catch(() => undefined);
+    let slot;
+    try {
+      slot = await this.d.pacer.take(t.item.host, interval, this.d.signal, url);
+    } catch {
+      return undefined;
+    }
+    let result: Awaited<ReturnType<DocumentTransport['fetch']>>;
+    try {
+      this.d.audit.flush?.(t.item.host);
+      result = await this.d.transport.fetch(url, { signal: this.d.signal, slotHeld: true, ...(own ? { decision: own } : {}) });
+    } finally {
+      // +1: Date.now() rounds down; the interval never counts from before the end.
+      void slot.release(Date.now() + 1);
+    }
+    const last = result.hops[result.hops.length - 1]!;
+    let file = null;
+    if (last.status !== null && last.status >= 200 && last.status < 300 && !last.blocked) {
+      file = parseTdmRep(new TextDecoder().decode(result.body));
+    }
+    // A file that could not be read says nothing yet: not kept, so the next URL of the origin
+    // asks again, and meanwhile it reserves (fail closed, as an unreachable robots.txt does).
+    const unreachable = last.error !== null ? last.error.code : last.status !== null && (last.status >= 500 || last.status === 429) ? last.status : undefined;
+    const copy: TdmRepCopy = { url: last.url, file, ...(unreachable !== undefined ? { unreachable } : {}) };
+    if (unreachable === undefined) this.copies.set(origin, copy);
+    for (let i = 0; i < result.hops.length; i++) {
+      const hop = result.hops[i]!;
+      const row = hopRow(hop, { kind: 'tdmrep', parentUrl: i === 0 ? t.item.url : result.hops[i - 1]!.url }, false, t.item.host, t, {
+        retry: false,
+        isLast: i === result.hops.length - 1,
+        saved: undefined,
+        bytes: i === result.hops.length - 1 ? result.body.byteLength : null,
+        truncated: false,
+        saveError: undefined,
+      }, !!this.d.signal?.aborted);
+      // Not the URL's own row: it neither settles the URL nor counts as one.
+      this.d.log.write({ ...row, final: false, settles: false, ...(file && i === result.hops.length - 1 && file.problems.length ? { error: file.problems.join('; ') } : {}) });
+    }
+    return { copy, endedAt: result.hops.some((h) => !h.blocked) ? last.endedAt : undefined };
+  }
+}
