@@ -15,6 +15,7 @@ import { createGatedTarget } from './create-target.js';
 import { BrowserStartError, type BrowserExitedError } from './errors.js';
 import { DEFAULT_CHROMIUM } from '../browser/launch.js';
 import { HttpSide } from './http-server.js';
+import { readProtocol } from './protocol.js';
 import { RobotsDomain } from './robots-domain.js';
 import { TargetWatch, type TargetRequest, type UngatableTarget } from './target-watch.js';
 import { Upstream } from './upstream.js';
@@ -130,11 +131,17 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
           timer = setTimeout(() => reject(new BrowserStartError(o.executablePath ?? DEFAULT_CHROMIUM, `no DevTools answer on its pipe within ${startTimeoutMs} ms`)), startTimeoutMs);
         }),
       ]).finally(() => clearTimeout(timer));
+      let protocol: Promise<Record<string, unknown>> | null = null;
       const http = new HttpSide({
         port: o.port ?? 9222,
         token,
         upstream,
         createTarget: (params) => createGatedTarget(upstream, watch, params),
+        // Read on first demand, once: most clients never ask, and reading it starts a browser.
+        protocol: () => (protocol ??= readProtocol(o.executablePath ?? DEFAULT_CHROMIUM).catch((err: unknown) => {
+          protocol = null;
+          throw err;
+        })),
         connect: (ws, targetId) => endpoint?.connect(ws, targetId, upstream, domain, watch),
       });
       await http.listen();

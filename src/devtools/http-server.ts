@@ -1,5 +1,5 @@
 // The endpoint's HTTP side, shaped as Chromium's own (`/json/version`, `/json/list`, `/json/new`,
-// `/json/activate/ID`, `/json/close/ID`, WebSockets at `/devtools/browser/ID` and
+// `/json/activate/ID`, `/json/close/ID`, `/json/protocol`, WebSockets at `/devtools/browser/ID` and
 // `/devtools/page/ID`), each under `/<token>/`. Loopback only; a request without the token, from
 // a Host that is not loopback (DNS rebinding), or a WebSocket from a web page (an Origin header,
 // refused as Chromium refuses it) gets 403 and nothing else.
@@ -16,6 +16,8 @@ export interface HttpSideOptions {
   upstream: Upstream;
   /** Target.createTarget with the URL gated from its first request (create-target.ts). */
   createTarget(params: { url: string }): Promise<Message>;
+  /** Chromium's protocol description with the Robots domain (protocol.ts). */
+  protocol(): Promise<Record<string, unknown>>;
   /** A client connected: `targetId` null for the browser socket. */
   connect(socket: WebSocket, targetId: string | null): void;
 }
@@ -96,6 +98,11 @@ export class HttpSide {
         'WebKit-Version': v.revision,
         webSocketDebuggerUrl: this.webSocketDebuggerUrl,
       });
+    }
+    if (path === '/json/protocol') {
+      const protocol = await this.o.protocol().catch((err: Error) => err);
+      if (protocol instanceof Error) return void res.writeHead(500, { 'content-type': 'text/plain' }).end(`robots-gate browser: ${protocol.message}\n`);
+      return json(200, protocol);
     }
     if (path === '/json' || path === '/json/list') {
       const { targetInfos } = await up.call<{ targetInfos: TargetInfo[] }>('Target.getTargets');

@@ -197,6 +197,33 @@ describe('the endpoint', () => {
     expect((await fetch(`${plain()}/json/version?token=${h.endpoint.token}`)).status).toBe(200);
   });
 
+  test("serves Chromium's /json/protocol with the Robots domain: a client that builds its API from it drives the page, gated", async () => {
+    const protocol = await fetch(`${h.endpoint.httpUrl}/json/protocol`).then((r) => r.json());
+    const domains = protocol.domains.map((d: { domain: string }) => d.domain);
+    expect(domains).toEqual(expect.arrayContaining(['Page', 'Network', 'Fetch', 'Target', 'Runtime', 'Robots']));
+    const version = await fetch(`${h.endpoint.httpUrl}/json/version`).then((r) => r.json());
+    expect(`${protocol.version.major}.${protocol.version.minor}`).toBe(version['Protocol-Version']);
+    // chrome-remote-interface without `local` reads /json/list and /json/protocol over HTTP
+    // (alterPath puts the token in front; it also sees the page socket's path, which has it).
+    const CDP = (await import('chrome-remote-interface')).default;
+    const token = `/${h.endpoint.token}`;
+    const alterPath = (p: string) => (p.startsWith(`${token}/`) ? p : `${token}${p}`);
+    const client: any = await CDP({ host: '127.0.0.1', port: h.endpoint.port, alterPath, target: (list: Array<{ type: string }>) => list.findIndex((t) => t.type === 'page') });
+    try {
+      expect(typeof client.Robots.explain).toBe('function');
+      await client.Robots.enable();
+      await client.Page.enable();
+      const blocked = new Promise<any>((resolve) => client.Robots.requestBlocked(resolve));
+      const nav = await client.Page.navigate({ url: h.site.url(CDN, '/private/from-protocol.html') });
+      expect(nav.errorText).toBe('net::ERR_BLOCKED_BY_CLIENT');
+      expect(await blocked).toMatchObject({ rule: { line: 3 } });
+      expect(await client.Robots.explain({ url: h.site.url(CDN, '/public/x') })).toMatchObject({ allowed: true });
+    } finally {
+      await client.close();
+    }
+    expect(h.site.paths(CDN)).not.toContain('/private/from-protocol.html');
+  });
+
   test('answers nothing without the token, nor to a Host that is not loopback, nor to a web page', async () => {
     for (const path of ['/json/version', '/json/list', '/wrong-token/json/version', `/${h.endpoint.token.slice(1)}/json/version`]) {
       const r = await fetch(`${plain()}${path}`);

@@ -1,5 +1,5 @@
 // An endpoint over the loopback site, and a DevTools client on it (chrome-remote-interface with
-// its bundled protocol: the endpoint, like a pipe, serves no /json/protocol).
+// its bundled protocol, `local`: no /json/protocol round trip per connection).
 import CDP from 'chrome-remote-interface';
 import { RobotsGate } from '../../src/gate/index.js';
 import { DevToolsEndpoint } from '../../src/devtools/endpoint.js';
