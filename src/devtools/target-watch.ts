@@ -3,7 +3,8 @@
 // target waits, before its first request, until the gate's own session on it has Fetch enabled
 // (src/browser/target-gate.ts, which also gates the target's iframes and dedicated workers). A
 // client's own auto-attach holds the target too; it runs once both let it go. A worker's main
-// script is fetched before its target exists: worker-scripts.ts decides it at the browser level.
+// script is fetched before its target exists, and a shared worker's first requests can miss its
+// own session's interception: worker-scripts.ts decides those at the browser level.
 // A created target's first navigation is not held either: create-target.ts sends it only once
 // `held()` says the gate intercepts.
 // RFC 9309 §2.2.2 holds for every URL requested, whoever asked for it.
@@ -11,7 +12,7 @@ import type { Channel } from '../browser/channel.js';
 import { gateTarget, type DriverPage, type DriverRequest, type Verdict } from '../browser/target-gate.js';
 import type { GatedRequest } from '../browser/types.js';
 import type { Upstream } from './upstream.js';
-import { gateWorkerScripts } from './worker-scripts.js';
+import { BrowserLevelGate } from './worker-scripts.js';
 
 /** A GatedRequest with the target whose session decided it (a page, or a worker of its own).
  *  No driver runs here: `request` and `page` are always null. */
@@ -47,13 +48,15 @@ export interface UngatableTarget {
 }
 
 export class TargetWatch {
-  /** Recent `Other` requests recorded (requestId + URL): the root and a page session may both decide one. */
+  /** Recent requests recorded (requestId + URL): the root and a target's session may both decide one. */
   private readonly recorded = new Set<string>();
   /** The gate's own sessions, by session id: no client may address them. */
   readonly sessions = new Set<string>();
   /** Targets by id → the gate's session on it, once that session intercepts (create-target.ts waits on it). */
   private readonly gated = new Map<string, Held>();
   private readonly targetOfSession = new Map<string, string>();
+  private readonly sharedWorkerSessions = new Set<string>();
+  private browserLevel: BrowserLevelGate | null = null;
 
   constructor(
     private readonly upstream: Upstream,
@@ -71,8 +74,10 @@ export class TargetWatch {
       this.targetOfSession.delete(e.sessionId);
       if (targetId !== undefined) this.settle(targetId, new Error(`target ${targetId} detached before the gate held it`));
       if (targetId !== undefined) this.gated.delete(targetId);
+      if (targetId !== undefined && this.sharedWorkerSessions.delete(e.sessionId)) this.browserLevel?.sharedWorkerGone(targetId);
     });
-    await gateWorkerScripts(root, { decide: this.o.decide, record: (entry) => this.record(entry) });
+    this.browserLevel = new BrowserLevelGate(root, { decide: this.o.decide, record: (entry) => this.record(entry) });
+    await this.browserLevel.start();
     await root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   }
 
@@ -85,6 +90,10 @@ export class TargetWatch {
     const channel: Channel = this.upstream.session(e.sessionId);
     const frames = new Map([[targetId, e.targetInfo.url]]);
     try {
+      if (type === 'shared_worker') {
+        this.sharedWorkerSessions.add(e.sessionId);
+        await this.browserLevel!.sharedWorkerStarting(targetId);
+      }
       // Never stopped: the gate holds each target until it closes (or the browser ends).
       await gateTarget<DriverRequest, DriverPage>(channel, {
         decide: this.o.decide,
@@ -147,7 +156,7 @@ export class TargetWatch {
   }
 
   private record(entry: TargetRequest): void {
-    if (entry.resourceType === 'other' && entry.requestId !== undefined) {
+    if (entry.requestId !== undefined) {
       const key = `${entry.requestId} ${entry.url}`;
       if (this.recorded.has(key)) return;
       this.recorded.add(key);
