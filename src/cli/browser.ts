@@ -119,7 +119,8 @@ async function runBrowser(opts: BrowserCliOptions): Promise<number> {
 
   let endpoint: DevToolsEndpoint;
   try {
-    endpoint = await DevToolsEndpoint.start({ gate, port, executablePath, resolve: opts.resolve });
+    // With an audit, each allowed row carries its response's HTTP status.
+    endpoint = await DevToolsEndpoint.start({ gate, port, executablePath, resolve: opts.resolve, responses: audit !== null });
   } catch (err) {
     say((err as Error).message);
     audit?.close('failed', (err as Error).message);
@@ -129,20 +130,24 @@ async function runBrowser(opts: BrowserCliOptions): Promise<number> {
   }
 
   let auditError: Error | null = null;
+  const audited = (write: () => void): void => {
+    if (!audit || auditError) return;
+    try {
+      write();
+    } catch (err) {
+      // The session goes on being gated; only the audit stops, and says so once.
+      auditError = err as Error;
+      say(`${auditError.message}: no further audit rows are written`);
+    }
+  };
+  endpoint.on('response', (r) => audited(() => audit!.response(r)));
   endpoint.on('request', (e) => {
     if (!e.decision?.allowed && !opts.quiet) {
       const d = e.decision;
       const why = d?.rule ? `Disallow: ${d.rule.pattern} (line ${d.rule.line} of ${d.policy.robotsUrl})` : (d?.reason ?? `gate error: ${e.error?.message}`);
       say(printable(`blocked ${e.url}  ${why}`));
     }
-    if (!audit || auditError) return;
-    try {
-      audit.record(e);
-    } catch (err) {
-      // The session goes on being gated; only the audit stops, and says so once.
-      auditError = err as Error;
-      say(`${auditError.message}: no further audit rows are written`);
-    }
+    audited(() => audit!.record(e));
   });
 
   if (opts.json) {

@@ -16,6 +16,7 @@ import { BrowserStartError, type BrowserExitedError } from './errors.js';
 import { DEFAULT_CHROMIUM } from '../browser/launch.js';
 import { HttpSide } from './http-server.js';
 import { readProtocol } from './protocol.js';
+import type { ResponseSeen } from './responses.js';
 import { RobotsDomain } from './robots-domain.js';
 import { TargetWatch, type TargetRequest, type UngatableTarget } from './target-watch.js';
 import { Upstream } from './upstream.js';
@@ -44,11 +45,16 @@ export interface DevToolsEndpointOptions {
   token?: string;
   /** Time for the browser to answer on its DevTools pipe, in ms (default 30,000). */
   startTimeoutMs?: number;
+  /** Emit `response` for what each allowed request got (its HTTP status): costs a few Network
+   *  events per request over the pipe (default false). */
+  responses?: boolean;
 }
 
 export interface DevToolsEndpointEvents {
   /** Every request decided (allowed or not), with the target it belongs to. */
   request: [TargetRequest];
+  /** With `responses`: a request's HTTP status (or error), `requestId` matching its `request` entry. */
+  response: [ResponseSeen];
   /** The browser exited (crashed or killed): every client is disconnected and the endpoint closed. */
   exit: [BrowserExitedError];
 }
@@ -119,6 +125,7 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
             endpoint?.emit('request', entry);
           },
           userAgent: o.gate.userAgent,
+          ...(o.responses ? { response: (r: ResponseSeen) => void endpoint?.emit('response', r) } : {}),
         },
         (t: UngatableTarget) => void (ungatableChannel.hasSubscribers && ungatableChannel.publish(t)),
       );

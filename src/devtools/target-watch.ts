@@ -12,6 +12,7 @@ import type { Channel } from '../browser/channel.js';
 import { gateTarget, type DriverPage, type DriverRequest, type Verdict } from '../browser/target-gate.js';
 import type { GatedRequest } from '../browser/types.js';
 import type { Upstream } from './upstream.js';
+import { watchResponses, type ResponseSeen } from './responses.js';
 import { BrowserLevelGate } from './worker-scripts.js';
 
 /** A GatedRequest with the target whose session decided it (a page, or a worker of its own).
@@ -26,6 +27,8 @@ export interface WatchOptions {
   record(entry: TargetRequest): void;
   /** Set on every request let through; the browser sends it anyway (its --user-agent). */
   userAgent: string | undefined;
+  /** When set, each target's responses are read too (responses.ts). */
+  response?: (r: ResponseSeen) => void;
 }
 
 interface AttachedToTarget {
@@ -94,6 +97,9 @@ export class TargetWatch {
         this.sharedWorkerSessions.add(e.sessionId);
         await this.browserLevel!.sharedWorkerStarting(targetId);
       }
+      // Before the target runs, so that its first response is seen; a target without Network
+      // (none known) is still gated, its rows without a status.
+      const responses = this.o.response ? watchResponses(channel, targetId, this.o.response).catch(() => {}) : undefined;
       // Never stopped: the gate holds each target until it closes (or the browser ends).
       await gateTarget<DriverRequest, DriverPage>(channel, {
         decide: this.o.decide,
@@ -105,6 +111,7 @@ export class TargetWatch {
         frames,
         documentsElsewhere: false,
       });
+      await responses;
       this.settle(targetId, e.sessionId);
       await channel.send('Runtime.runIfWaitingForDebugger').catch(() => {});
     } catch (err) {

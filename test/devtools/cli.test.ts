@@ -61,6 +61,9 @@ test('serves a gated browser, logs what it blocked, writes an audit that `robots
     await c.waitFor('Page.loadEventFired');
     await c.waitFor('Robots.requestBlocked', (p) => p.url.endsWith('/private/data.json'));
     await c.send('Page.navigate', { url: site.url(WWW, '/admin') }, sessionId);
+    // An allowed redirect into a disallowed path: the hop's row has the 302, the next is blocked.
+    await c.send('Page.navigate', { url: site.url(WWW, '/go-private') }, sessionId);
+    await c.waitFor('Robots.requestBlocked', (p) => p.url.endsWith('/private/landing.html'));
     await c.close();
     await sleep(200);
   } finally {
@@ -77,11 +80,18 @@ test('serves a gated browser, logs what it blocked, writes an audit that `robots
     expect(blocked.map((a) => [new URL(a.url).pathname, a.kind, a.ruleLine]).sort()).toEqual([
       ['/admin', 'navigation', 2],
       ['/private/data.json', 'subresource', 3],
+      ['/private/landing.html', 'navigation', 3],
       ['/private/pixel.png', 'subresource', 3],
       ['/private/track.js', 'subresource', 3],
     ]);
     const page = rows.find((a) => a.url === site.url(WWW, '/'))!;
-    expect(page).toMatchObject({ kind: 'navigation', outcome: 'fetched', robotsUrl: site.url(WWW, '/robots.txt') });
+    expect(page).toMatchObject({ kind: 'navigation', outcome: 'fetched', status: 200, robotsUrl: site.url(WWW, '/robots.txt') });
+    // Allowed rows carry the status of their response; blocked ones have none.
+    expect(rows.find((a) => a.url === site.url(CDN, '/public/app.js'))).toMatchObject({ outcome: 'fetched', status: 200, kind: 'subresource' });
+    expect(rows.find((a) => a.url === site.url(CDN, '/public/logo.png'))).toMatchObject({ outcome: 'fetched', status: 200 });
+    expect(rows.find((a) => a.url === site.url(WWW, '/go-private'))).toMatchObject({ outcome: 'fetched', status: 302, kind: 'navigation' });
+    expect(blocked.every((a) => a.status === null)).toBe(true);
+    expect(rows.filter((a) => a.url === site.url(WWW, '/'))).toHaveLength(1);
     expect(blocked.every((a) => a.policySha256 && a.robotsUrl)).toBe(true);
     expect(rows.find((a) => a.url.endsWith('/private/track.js'))!.parentUrl).toBe(site.url(WWW, '/'));
   } finally {
@@ -89,6 +99,8 @@ test('serves a gated browser, logs what it blocked, writes an audit that `robots
   }
   const verify = await runCli(['audit', out, '--verify']);
   expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  const timeline = await runCli(['audit', out, '--host', new URL(site.url(CDN, '/')).host]);
+  expect(timeline.stdout).toMatch(/fetched {4}200 {2}http:\/\/cdn\.shop\.test:\d+\/public\/app\.js/);
   const listed = await runCli(['audit', out, '--blocked', '--json']);
   expect(listed.stdout).toMatch(/private\/track\.js/);
   const report = await runCli(['report', out]);
