@@ -17,6 +17,9 @@ export interface Claim<R extends RequestLike = Request, P = Page> {
   /** Settles once the target's requests pause (Fetch enabled); rejects when they cannot. */
   readonly ready: Promise<void>;
   isReady: boolean;
+  /** Aborted when the target is gone (its page closed, the browser disconnected) or stop()ped:
+   *  a navigation of it waiting for its host's slot stops waiting. */
+  readonly gone: AbortController;
   stop(): Promise<void>;
 }
 
@@ -44,10 +47,12 @@ export function openClaim<R extends DriverRequest, P extends DriverPage>(
   targetId: string,
   channel: Channel,
   page: P | null,
-  o: Omit<TargetGateOptions<R, P>, 'page' | 'requests' | 'frames'>,
+  o: Omit<TargetGateOptions<R, P>, 'page' | 'requests' | 'frames' | 'closed'>,
 ): Claim<R, P> {
   let stopFn: (() => Promise<void>) | null = null;
+  const gone = new AbortController();
   const claim: Claim<R, P> = {
+    gone,
     page,
     started: null,
     failed: null,
@@ -57,6 +62,7 @@ export function openClaim<R extends DriverRequest, P extends DriverPage>(
     stop: async () => {
       claim.started?.stop();
       claim.failed?.stop();
+      gone.abort(new Error('gating stopped'));
       await stopFn?.();
     },
   };
@@ -65,6 +71,7 @@ export function openClaim<R extends DriverRequest, P extends DriverPage>(
     page: () => claim.page,
     requests: (allowed) => (allowed ? claim.started : claim.failed),
     frames: claim.frames,
+    closed: gone.signal,
   }).then((stop) => {
     stopFn = stop;
     claim.isReady = true;

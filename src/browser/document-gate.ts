@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import { sessionChannel, type Channel } from './channel.js';
 import type { Claim, TargetInfo } from './claim.js';
+import type { NavigationPace } from './navigation-pace.js';
 import { frameUrlOf, uaHeaders, type Verdict } from './target-gate.js';
 import type { GatedRequest } from './types.js';
 
@@ -20,6 +21,8 @@ export interface DocumentOwner {
   record(entry: GatedRequest): void;
   disposed(): boolean;
   userAgent: string | undefined;
+  /** Allowed documents wait for their host's slot (navigation-pace.ts); undefined: not spaced. */
+  pace: NavigationPace | undefined;
   /** The handle's gated targets by targetId (a page's main frame id is its targetId). */
   claims: Map<string, Claim>;
   /** Gate a new page the handle `wants` over `channel`. */
@@ -42,11 +45,14 @@ interface DocumentPaused {
 
 class DocumentGate {
   private readonly owners = new Set<DocumentOwner>();
+  /** Aborted when its owner unregisters: its documents stop waiting for a host's slot. */
+  private readonly lifetimes = new Map<DocumentOwner, AbortController>();
   /** Fetch is on while anyone is registered: without owners no document waits for a round trip. */
   private enabled: Promise<unknown> | null = null;
 
   async add(owner: DocumentOwner): Promise<void> {
     this.owners.add(owner);
+    this.lifetimes.set(owner, new AbortController());
     this.enabled ??= this.channel.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }] });
     await this.enabled;
   }
@@ -56,6 +62,8 @@ class DocumentGate {
 
   async remove(owner: DocumentOwner): Promise<void> {
     this.owners.delete(owner);
+    this.lifetimes.get(owner)?.abort(new Error('gating stopped'));
+    this.lifetimes.delete(owner);
     if (this.owners.size || !this.enabled) return;
     await Promise.allSettled([...this.inflight]);
     if (this.owners.size || !this.enabled) return;
@@ -85,9 +93,9 @@ class DocumentGate {
     }
   };
 
-  private go(e: DocumentPaused, userAgent?: string): void {
+  private go(e: DocumentPaused, userAgent?: string): Promise<unknown> {
     const headers = uaHeaders(e.request.headers, userAgent);
-    this.channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId }).catch(() => {});
+    return this.channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId }).catch((err: unknown) => err);
   }
 
   /** Owners gating frame `frameId`, each with its claim (null: a new page it adopts). */
@@ -126,13 +134,14 @@ class DocumentGate {
 
   private async onPaused(e: DocumentPaused): Promise<void> {
     const url = e.request.url;
-    if (!/^https?:/i.test(url)) return this.go(e);
+    if (!/^https?:/i.test(url)) return void this.go(e);
     const owners = await this.find(e.frameId);
-    if (!owners.length) return this.go(e);
+    if (!owners.length) return void this.go(e);
     const key = e.networkId ?? e.requestId;
     const from = e.redirectedRequestId ? (this.last.get(key) ?? null) : null;
     this.last.set(key, url);
     if (this.last.size > 1_000) this.last.delete(this.last.keys().next().value!);
+    for (const [o] of owners) o.pace?.slots.paused(key, url);
 
     const verdicts = await Promise.all(owners.map(([o]) => o.decide(url)));
     const allowed = verdicts.every((v) => v.decision?.allowed === true);
@@ -179,9 +188,29 @@ class DocumentGate {
         o.record(request ? { ...base, request, frameUrl: frameUrlOf(request, base.frameUrl, claim?.page ?? null) } : base),
       );
     });
-    if (gated) return this.go(e, owners[0]![0].userAgent);
+    if (gated) return this.paced(e, url, owners, claims as Claim[]);
     // Fail closed: a page that could not be gated does not load.
     await this.channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+  }
+
+  /** Lets document `e` go once it holds its host's slot, when an owner paces navigations. */
+  private async paced(e: DocumentPaused, url: string, owners: Array<[DocumentOwner, Claim | null]>, claims: Claim[]): Promise<void> {
+    const userAgent = owners[0]![0].userAgent;
+    const i = owners.findIndex(([o]) => o.pace);
+    const pace = owners[i]?.[0].pace;
+    if (!pace) return void this.go(e, userAgent);
+    const key = e.networkId ?? e.requestId;
+    // The pacing owner's claim on the page ends (page closed) or the owner unregisters: it stops waiting.
+    const claim = claims[i]!;
+    const lifetime = this.lifetimes.get(owners[i]![0]);
+    const signal = lifetime ? AbortSignal.any([claim.gone.signal, lifetime.signal]) : claim.gone.signal;
+    try {
+      await pace.slots.hold(key, e.frameId, url, () => pace.interval(url), signal);
+    } catch {
+      await this.channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {});
+      return;
+    }
+    if ((await this.go(e, userAgent)) instanceof Error) pace.slots.end(key);
   }
 }
 

@@ -15,6 +15,7 @@ import { directContextId, directPageChannel, inThisProcess } from './direct-sess
 import { watchNewPages } from './page-watch.js';
 import { openClaim, type Claim, type TargetInfo } from './claim.js';
 import { gateDocuments } from './document-gate.js';
+import { navigationPace } from './navigation-pace.js';
 import { RequestMatcher } from './request-matcher.js';
 import type { Verdict } from './target-gate.js';
 import type { BrowserGate, GateHandle, GateHandleEvents, GatedRequest, GateOptions } from './types.js';
@@ -63,6 +64,7 @@ type Target = Page | BrowserContext;
 function install(target: Target, gate: BrowserGate, options: GateOptions): Promise<GateHandle> {
   const userAgent = options.userAgent ?? gate.userAgent;
   const isPage = 'mainFrame' in target;
+  const pace = navigationPace(gate, options.politeness);
 
   const decide = (url: string): Promise<Verdict> =>
     gate.check(url).then(
@@ -85,6 +87,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
       disposed: () => handle.disposed,
       userAgent,
       documentsElsewhere,
+      pace,
     });
     withMatchers(claim, handle.listenerCount('allowed') > 0);
     claims.set(targetId, claim);
@@ -116,11 +119,16 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
         // A popup gated from its first navigation on: now its page is known.
         await channel.detach();
         known.page = page;
+        page.once('close', () => known.gone.abort(new Error('page closed')));
         withMatchers(known, handle.listenerCount('allowed') > 0);
         return known.ready;
       }
       sessions.push(channel);
-      return claimTarget(targetInfo.targetId, channel, page).ready;
+      const claim = claimTarget(targetInfo.targetId, channel, page);
+      // A closed page's navigation stops waiting for its host's slot (a disconnected browser
+      // closes its pages).
+      page.once('close', () => claim.gone.abort(new Error('page closed')));
+      return claim.ready;
     })();
     pages.set(page, started);
     guarded.set(page, started);
@@ -196,6 +204,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
         record: (entry) => handle.record(entry),
         disposed: () => handle.disposed,
         userAgent,
+        pace,
         claims,
         wants,
         adopt,
@@ -245,6 +254,9 @@ export async function whenGuarded(page: Page): Promise<void> {
  * checked against its own origin), subresources, fetch/XHR, dedicated workers' requests and
  * WebSocket handshakes. Allowed requests continue as they were (the User-Agent set to the gate's);
  * disallowed or undecidable ones are failed as `net::ERR_BLOCKED_BY_CLIENT` before they leave.
+ * Each allowed navigation (a frame's document, every redirect hop against its own host) waits for
+ * its host's slot on `gate.limiter` and holds it until its response has ended, as gate.fetch does
+ * (`options.politeness: false` turns that off); subresources are not spaced.
  * The gate decides before the page's own `page.route()` handlers run. Fastest with Playwright in
  * this process (`chromium.launch()`, `launchChromium()`); over `chromium.connect()` it takes
  * Playwright's public sessions, one protocol round trip more per request.

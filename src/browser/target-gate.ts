@@ -8,6 +8,7 @@
 import type { Page, Request } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import type { Channel } from './channel.js';
+import type { NavigationPace } from './navigation-pace.js';
 import type { RequestLike, RequestMatcher } from './request-matcher.js';
 import type { GatedRequest } from './types.js';
 
@@ -42,6 +43,12 @@ export interface TargetGateOptions<R extends DriverRequest = Request, P extends 
   /** Documents (frame navigations) are decided by the browser-level session (document-gate.ts),
    *  which sees them after the caller's own Playwright routes: here they only pass. */
   documentsElsewhere: boolean;
+  /** Documents allowed here wait for their host's slot and hold it until their response ended
+   *  (navigation-pace.ts); undefined: they go at once (politeness off). */
+  pace?: NavigationPace | undefined;
+  /** Aborts once the target is gone (its page closed, the browser disconnected): a navigation
+   *  waiting for its host's slot stops waiting. */
+  closed?: AbortSignal | undefined;
 }
 
 interface RequestPaused {
@@ -75,6 +82,9 @@ const MATCH_WAIT_MS = 2_000;
 /** As long for a blocked one, which Playwright reports at once if at all. */
 const BLOCKED_MATCH_WAIT_MS = 500;
 
+/** Statuses whose response has no body: the document's response ended with its headers. */
+const NO_BODY = new Set([204, 205, 304]);
+
 /**
  * Starts gating the target behind `channel`: enables Fetch (Request stage) on it and auto-attaches
  * its children (out-of-process iframes, workers), gating those alike before they run.
@@ -91,10 +101,19 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
   const children: Array<() => Promise<void>> = [];
   // Requests paused and not yet let go or failed: Fetch.disable would release them unchecked.
   const inflight = new Set<Promise<void>>();
+  const pace = o.pace;
+  // This target's end (stop(), or its session detached), or the caller's (its page closed): a
+  // navigation stops waiting for its slot, and one under way gives it back.
+  const gone = new AbortController();
+  const closed = o.closed ? AbortSignal.any([o.closed, gone.signal]) : gone.signal;
+  const onGone = (): void => gone.abort(new Error('target closed'));
 
   const onPaused = (e: RequestPaused): void => {
     const url = e.request.url;
-    if (e.responseStatusCode !== undefined || e.responseErrorReason !== undefined) return void withoutSpeculationRules(channel, e);
+    if (e.responseStatusCode !== undefined || e.responseErrorReason !== undefined) {
+      if (pace && e.resourceType === 'Document' && (e.responseErrorReason !== undefined || NO_BODY.has(e.responseStatusCode!))) pace.slots.end(e.networkId ?? e.requestId);
+      return void withoutSpeculationRules(channel, e);
+    }
     if (o.disposed() || !HTTP.test(url) || (o.documentsElsewhere && e.resourceType === 'Document')) {
       channel.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {});
       return;
@@ -109,6 +128,7 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     const from = e.redirectedRequestId ? (last.get(key) ?? null) : null;
     last.set(key, url);
     if (last.size > 10_000) last.delete(last.keys().next().value!);
+    if (pace && e.resourceType === 'Document') pace.slots.paused(key, url);
     // A warm origin decides without I/O: the promise is settled and only microtasks run here.
     const decided = o
       .decide(url)
@@ -123,7 +143,9 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     const allowed = v.decision?.allowed === true;
     if (allowed) {
       const headers = uaHeaders(e.request.headers, o.userAgent);
-      channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId }).catch(() => {});
+      const go = () => channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId });
+      if (pace && e.resourceType === 'Document') paced(pace, e, url, go);
+      else go().catch(() => {});
     } else {
       channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
     }
@@ -150,6 +172,23 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     void matcher.wait(e.request.method, url, allowed ? MATCH_WAIT_MS : BLOCKED_MATCH_WAIT_MS).then((request) => o.record(entry(request)));
   };
 
+  /** Sends `go` once the document holds its host's slot; a document that cannot go frees it. */
+  const paced = (p: NavigationPace, e: RequestPaused, url: string, go: () => Promise<unknown>): void => {
+    const key = e.networkId ?? e.requestId;
+    const sent: Promise<void> = p.slots.hold(key, e.frameId, url, () => p.interval(url), closed).then(
+      () => void go().catch(() => p.slots.end(key)),
+      // The target went away while it waited: nothing is sent.
+      () => void channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {}),
+    );
+    inflight.add(sent);
+    void sent.finally(() => inflight.delete(sent));
+  };
+
+  const onLifecycle = (e: { frameId: string; loaderId: string; name: string }): void => {
+    if (e.name === 'DOMContentLoaded') pace!.slots.end(e.loaderId);
+  };
+  const onStoppedLoading = (e: { frameId: string }): void => pace!.slots.endFrame(e.frameId);
+
   const onFrameNavigated = (e: { frame: { id: string; url: string; urlFragment?: string } }): void => {
     frames.set(e.frame.id, e.frame.url + (e.frame.urlFragment ?? ''));
   };
@@ -173,6 +212,11 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
   channel.on('Page.frameNavigated', onFrameNavigated);
   channel.on('Page.frameAttached', onFrameAttached);
   channel.on('Target.attachedToTarget', onAttached);
+  channel.on('Inspector.detached', onGone);
+  if (pace) {
+    channel.on('Page.lifecycleEvent', onLifecycle);
+    channel.on('Page.frameStoppedLoading', onStoppedLoading);
+  }
   // Sent together, handled in order: the target's requests pause from the first command on, and
   // its children are attached before any of them can run (each waits for the debugger).
   const enabled = channel.send('Fetch.enable', {
@@ -190,6 +234,8 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     .then((r) => walk(r.frameTree, frames))
     .catch(() => {});
   void channel.send('Page.enable').catch(() => {});
+  // DOMContentLoaded of a navigation's loader: the end of its response (navigation-pace.ts).
+  if (pace) void channel.send('Page.setLifecycleEventsEnabled', { enabled: true }).catch(() => {});
   await enabled;
   await attaching;
 
@@ -198,6 +244,12 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     channel.off('Page.frameNavigated', onFrameNavigated);
     channel.off('Page.frameAttached', onFrameAttached);
     channel.off('Target.attachedToTarget', onAttached);
+    channel.off('Inspector.detached', onGone);
+    if (pace) {
+      channel.off('Page.lifecycleEvent', onLifecycle);
+      channel.off('Page.frameStoppedLoading', onStoppedLoading);
+    }
+    onGone();
     await Promise.all(children.map((stop) => stop()));
     await channel.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: false }).catch(() => {});
     await Promise.allSettled([...inflight]);

@@ -3,12 +3,19 @@
 import type { EventEmitter } from 'node:events';
 import type { Page, Request } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
+import type { Interval } from '../politeness/interval.js';
+import type { RateLimiter } from '../stores/types.js';
 
 /** What gatePage needs from a gate: a `RobotsGate` fits. */
 export interface BrowserGate {
   check(url: string | URL): Promise<Decision>;
   /** The User-Agent the gate decides for; the browser is made to send the same one. */
   readonly userAgent?: string;
+  /** Where each host's slot is kept: with `intervalFor`, navigations are spaced on the gate's
+   *  terms (a gate without both: they are not). */
+  readonly limiter?: RateLimiter;
+  /** The interval (ms) for `url`'s host now (Crawl-delay, floor with jitter, override). */
+  intervalFor?(url: string): Interval;
 }
 
 /** One request the gate decided, as emitted on `allowed` and `blocked`. `R` and `P` are the
@@ -49,6 +56,17 @@ export interface GateOptions {
   /** Blocked requests kept in `handle.blocked` at most; older ones drop off (they were emitted
    *  already). Default 10,000; 0 for a long-lived context whose listeners keep what they need. */
   maxBlocked?: number;
+  /**
+   * Space navigations by each host's interval, as gate.fetch does (default true): every document
+   * request the gate allows (a frame's navigation, each redirect hop against its own host) waits
+   * for its host's slot on `gate.limiter` (FIFO, no error) and holds it until that document's
+   * response has ended (its DOMContentLoaded, the next hop, its failure, its page closed; at most
+   * 60 s). Subresources are gated, not spaced. `false` for a caller that takes each host's slot
+   * from the same limiter itself around the page (`robots-gate crawl --browser`, robots-gate/crawlee):
+   * spacing again inside would wait for the slot that caller holds. Crawl-delay and the override
+   * interval are then that caller's to keep.
+   */
+  politeness?: boolean;
 }
 
 export interface GateHandleEvents<E = GatedRequest> {

@@ -177,7 +177,9 @@ export class BrowserTransport implements DocumentTransport {
     let c = this.contexts.get(host);
     if (!c) {
       // maxBlocked 0: the context lives as long as the crawl; the rows keep what is needed.
-      c = newGatedContext(this.browser, this.o.gate, { userAgent: this.o.gate.userAgent, maxBlocked: 0 });
+      // politeness false: the crawl holds the host's slot while the page renders; a frame's
+      // navigation spaced again here would wait for that very slot.
+      c = newGatedContext(this.browser, this.o.gate, { userAgent: this.o.gate.userAgent, maxBlocked: 0, politeness: false });
       c.catch(() => this.contexts.delete(host));
       this.contexts.set(host, c);
     }

@@ -80,9 +80,12 @@ export function browserHooks(
     const known = pages.get(page);
     if (known) return known;
     const puppeteer = typeof (page as { createCDPSession?: unknown }).createCDPSession === 'function';
+    // politeness false: the navigation holds its host's slot from the pre-navigation hook (o.takeSlot,
+    // on Crawlee's own terms) until the page has loaded; the page gate spacing it again would
+    // wait for that very slot.
     const handle = (puppeteer
-      ? await gatePuppeteerPage(page as never, gate)
-      : await gatePlaywrightPage(page as never, gate)) as unknown as Handle;
+      ? await gatePuppeteerPage(page as never, gate, { politeness: false })
+      : await gatePlaywrightPage(page as never, gate, { politeness: false })) as unknown as Handle;
     let navigated: (d: Decision | null) => void = () => {};
     const state: PageState = {
       handle,

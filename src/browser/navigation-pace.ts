@@ -1,0 +1,146 @@
+// Politeness for navigations: a document request (a frame's navigation, and each of its redirect
+// hops, against its own host) that the gate allowed waits for its host's slot before it is let go,
+// and holds the slot until that document's response has ended, exactly as gate.fetch does. The
+// slot is the gate's: its RateLimiter through the one Pacer per limiter (FIFO per host, shared
+// with gate.fetch, the interceptor and the gate's robots.txt requests), so a navigation to a fresh
+// host waits its interval after the robots.txt request its decision needed. Subresources are
+// gated and counted elsewhere, not spaced.
+//
+// The end of a document's response is not one DevTools event on the sessions the gate has: the
+// earliest of these counts, each no earlier than the real end:
+// - its next redirect hop pausing (the redirect response was read);
+// - its response-stage pause with a network error or a status without a body (204, 205, 304);
+// - `Page.lifecycleEvent` DOMContentLoaded of its loader (the parser has read the whole body;
+//   a navigation's Network requestId, which Fetch calls networkId, is its loaderId);
+// - `Page.frameStoppedLoading` of its frame (a download, a cancelled or failed navigation);
+// - a new navigation of the same frame (the old one is given up);
+// - the target gone (its page closed, the gate disposed), or HOLD_MS without any of these.
+import type { Interval } from '../politeness/interval.js';
+import { pacerFor, type Pacer, type Slot } from '../politeness/pacer.js';
+import type { RateLimiter } from '../stores/types.js';
+
+/** What navigation pacing needs of a gate: a `RobotsGate` has both. */
+export interface PacingGate {
+  readonly limiter: RateLimiter;
+  intervalFor(url: string): Interval;
+}
+
+/** A document's slot is given back after this long (ms) whatever happened: a page that streams
+ *  its HTML for ever must not stall its host for the run. */
+export const HOLD_MS = 60_000;
+
+interface Held {
+  readonly url: string;
+  readonly frameId: string;
+  readonly slot: Slot;
+  readonly timer: NodeJS.Timeout;
+  /** Stops listening to the target's end. */
+  readonly unlisten: () => void;
+}
+
+/**
+ * The navigation slots taken from one limiter in this process, by document (networkId). One per
+ * limiter, so that two handles gating one page (each pausing the same navigation in its own
+ * session) take its host's slot once, not twice: the second would wait for the first for ever.
+ */
+export class NavigationSlots {
+  readonly #pacer: Pacer;
+  readonly #held = new Map<string, Held>();
+  readonly #byFrame = new Map<string, string>();
+
+  constructor(limiter: RateLimiter) {
+    this.#pacer = pacerFor(limiter);
+  }
+
+  /**
+   * Hold `url`'s host slot for document `key` (a navigation's networkId) of frame `frameId`:
+   * resolves once it is held (at once when `key` holds it for this very URL already). What `key`
+   * held for an earlier hop, and what another navigation of the frame held, is released first.
+   * @param signal the target's lifetime: its abort ends a wait (nothing held then) or, later, the
+   *   document's hold.
+   * @throws (rejects) the signal's reason when `signal` aborts first (the target is gone).
+   */
+  async hold(key: string, frameId: string, url: string, interval: () => Interval, signal: AbortSignal): Promise<void> {
+    const known = this.#held.get(key);
+    if (known?.url === url) return;
+    this.end(key);
+    const other = this.#byFrame.get(frameId);
+    if (other !== undefined) this.end(other);
+    const slot = await this.#pacer.take(new URL(url).host, interval(), signal, url);
+    // Gone meanwhile, or held for this hop by another session: nothing was sent under this slot,
+    // so it goes back uncounted.
+    if (signal.aborted || this.#held.get(key)?.url === url) {
+      slot.release(0).catch(() => {});
+      if (signal.aborted) throw signal.reason;
+      return;
+    }
+    this.end(key);
+    const timer = setTimeout(() => this.end(key), HOLD_MS);
+    timer.unref();
+    const onGone = () => this.end(key);
+    signal.addEventListener('abort', onGone, { once: true });
+    this.#held.set(key, { url, frameId, slot, timer, unlisten: () => signal.removeEventListener('abort', onGone) });
+    this.#byFrame.set(frameId, key);
+  }
+
+  /**
+   * Document `key` paused at `url` before its decision. Another hop: the one before it has ended
+   * (its redirect response was read). The same hop: another session (a second handle on the page)
+   * let it go already and this one decides it now; until it leaves, the slot goes back without
+   * counting, for this session's decision may need a robots.txt request to the very host.
+   */
+  paused(key: string, url: string): void {
+    const h = this.#held.get(key);
+    if (h) this.#drop(key, h, h.url === url ? 0 : Date.now() + 1);
+  }
+
+  /** Document `key`'s response has ended (now): its host's interval runs from here. */
+  end(key: string): void {
+    const h = this.#held.get(key);
+    // Date.now() rounds down: +1 so the interval is never measured from before the real end.
+    if (h) this.#drop(key, h, Date.now() + 1);
+  }
+
+  #drop(key: string, h: Held, endedAt: number): void {
+    this.#held.delete(key);
+    if (this.#byFrame.get(h.frameId) === key) this.#byFrame.delete(h.frameId);
+    clearTimeout(h.timer);
+    h.unlisten();
+    // A limiter failing (Redis gone) must not fail the page.
+    h.slot.release(endedAt).catch(() => {});
+  }
+
+  /** Frame `frameId` stopped loading: whatever navigation it held has ended. */
+  endFrame(frameId: string): void {
+    const key = this.#byFrame.get(frameId);
+    if (key !== undefined) this.end(key);
+  }
+}
+
+const registries = new WeakMap<RateLimiter, NavigationSlots>();
+
+/** The navigation slots of `limiter` in this process. */
+export function navigationSlots(limiter: RateLimiter): NavigationSlots {
+  let s = registries.get(limiter);
+  if (s === undefined) {
+    s = new NavigationSlots(limiter);
+    registries.set(limiter, s);
+  }
+  return s;
+}
+
+/** What gateTarget uses to space a target's navigations (see TargetGateOptions.pace). */
+export interface NavigationPace {
+  readonly slots: NavigationSlots;
+  interval(url: string): Interval;
+}
+
+/**
+ * Navigation pacing on `gate`'s terms, or undefined when it is off: `politeness: false`, or a
+ * gate without a limiter (a BrowserGate that is not a RobotsGate).
+ */
+export function navigationPace(gate: Partial<PacingGate>, politeness: boolean | undefined): NavigationPace | undefined {
+  if (politeness === false || gate.limiter === undefined || typeof gate.intervalFor !== 'function') return undefined;
+  const g = gate as PacingGate;
+  return { slots: navigationSlots(g.limiter), interval: (url) => g.intervalFor(url) };
+}

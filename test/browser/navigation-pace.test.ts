@@ -1,0 +1,110 @@
+// Navigations through robots-gate/browser keep each host's interval, measured at the servers: the
+// gap between the end of one document's response and the arrival of the next navigation to that
+// host, the robots.txt request counted, each redirect hop against its own host. Both of
+// gatePage's paths: Playwright in this process (page sessions decide documents) and connected to
+// a server elsewhere (documents decided at the browser level).
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { RobotsGate } from '../../src/gate/index.js';
+import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
+import { launchChromium, newGatedContext, whenGuarded } from '../../src/browser/index.js';
+import { connectChromium } from './fixtures.js';
+import { gap, INTERVAL_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
+
+const UA = 'PaceTestBot/1.0 (+https://example.test/bot)';
+
+const modes = [
+  ['Playwright in this process', async () => {
+    const browser = await launchChromium();
+    return { browser, close: () => browser.close() };
+  }],
+  ['Playwright connected to a server elsewhere', connectChromium],
+] as const;
+
+/** A gate whose interval is the hosts' Crawl-delay alone (no floor, no jitter), on a limiter of its own. */
+const paceGate = () => new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0, limiter: new MemoryRateLimiter() });
+
+describe.each(modes)('%s', (_mode, open) => {
+  let browser: Browser;
+  let close: () => Promise<void>;
+  let h: PacedHosts;
+  beforeAll(async () => {
+    ({ browser, close } = await open());
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+  beforeEach(async () => {
+    h = await startPacedHosts();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  test('two navigations to one host keep its Crawl-delay; the first waits its interval after the robots.txt request', async () => {
+    const gate = paceGate();
+    const { context } = await newGatedContext(browser, gate);
+    try {
+      const page = await context.newPage();
+      await whenGuarded(page);
+      await page.goto(h.url(h.a, '/one'));
+      await page.goto(h.url(h.a, '/two'));
+      const [robots] = h.hits(h.a, '/robots.txt');
+      const [one] = h.hits(h.a, '/one');
+      const [two] = h.hits(h.a, '/two');
+      expect(gap(robots, one)).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+      expect(gap(one, two)).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+      // Subresources are gated and counted, not spaced: the page's stylesheet came at once.
+      expect(gap(one, h.hits(h.a, '/s.css')[0])).toBeLessThan(INTERVAL_MS);
+    } finally {
+      await context.close();
+      await gate.close();
+    }
+  });
+
+  test('a redirect into another host: each hop keeps its own host\'s interval', async () => {
+    const gate = paceGate();
+    const { context } = await newGatedContext(browser, gate);
+    try {
+      const page = await context.newPage();
+      await whenGuarded(page);
+      await page.goto(h.url(h.a, '/go'));
+      expect(page.url()).toBe(h.url(h.b, '/landing'));
+      await page.goto(h.url(h.a, '/after'));
+      // The hop into b waited b's interval after b's robots.txt request (fetched for its decision).
+      expect(gap(h.hits(h.b, '/robots.txt')[0], h.hits(h.b, '/landing')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+      // The redirect response counts against a.
+      expect(gap(h.hits(h.a, '/go')[0], h.hits(h.a, '/after')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+    } finally {
+      await context.close();
+      await gate.close();
+    }
+  });
+
+  test('a page closed while its navigation waits for the host\'s slot: nothing is sent and the next page has its turn', async () => {
+    const gate = paceGate();
+    const { context } = await newGatedContext(browser, gate);
+    try {
+      // Both pages first: the second's navigation must be waiting when it is closed, within a/'s interval.
+      const first = await context.newPage();
+      const closing = await context.newPage();
+      await Promise.all([whenGuarded(first), whenGuarded(closing)]);
+      await first.goto(h.url(h.a, '/one'));
+      const waiting = closing.goto(h.url(h.a, '/two')).catch(() => null);
+      await new Promise((r) => setTimeout(r, 200));
+      await closing.close();
+      await waiting;
+      const next = await context.newPage();
+      await whenGuarded(next);
+      await next.goto(h.url(h.a, '/three'));
+      expect(h.hits(h.a, '/two')).toEqual([]);
+      const g = gap(h.hits(h.a, '/one')[0], h.hits(h.a, '/three')[0]);
+      expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+      // The closed page's turn was given up, not taken and spent: that would cost a second interval.
+      expect(g).toBeLessThan(1.8 * INTERVAL_MS);
+    } finally {
+      await context.close();
+      await gate.close();
+    }
+  });
+});

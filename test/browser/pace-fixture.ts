@@ -1,0 +1,49 @@
+// Two loopback hosts (each its own server on 127.0.0.1, so each its own politeness key) that ask
+// for Crawl-delay: 1, for the navigation pacing tests of every browser door. The servers' logs
+// stamp when each request arrived and when its response ended: gaps are measured there.
+import { startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
+
+const H = '127.0.0.1';
+/** Crawl-delay: 1 (s), the interval each host asks for. */
+export const INTERVAL_MS = 1_000;
+/** Clock slack between the server's stamps and the limiter's (both this process's, rounded). */
+export const SLACK_MS = 5;
+
+export interface PacedHosts {
+  a: VirtualHosts;
+  b: VirtualHosts;
+  url(s: VirtualHosts, path: string): string;
+  /** The requests `s` saw for `path`, in arrival order. */
+  hits(s: VirtualHosts, path: string): LoggedRequest[];
+  close(): Promise<void>;
+}
+
+function host(redirectTo?: () => string) {
+  return (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+    const path = req.url ?? '/';
+    if (path === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 1\n');
+    if (path === '/go' && redirectTo) return void res.writeHead(302, { location: redirectTo() }).end();
+    // A stylesheet and an image from the host itself: subresources are counted, not spaced.
+    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${path}</title><link rel="stylesheet" href="/s.css"><img src="/i.png"><p>${path}</p>`);
+  };
+}
+
+export async function startPacedHosts(): Promise<PacedHosts> {
+  const b = await startVirtualHosts({ [H]: host() });
+  const a = await startVirtualHosts({ [H]: host(() => `${b.origin(H)}/landing`) });
+  return {
+    a,
+    b,
+    url: (s, path) => `${s.origin(H)}${path}`,
+    hits: (s, path) => s.requests(H, path),
+    close: async () => {
+      await Promise.all([a.close(), b.close()]);
+    },
+  };
+}
+
+/** ms from the end of `before`'s response to the arrival of `after`, at the server. */
+export function gap(before: LoggedRequest | undefined, after: LoggedRequest | undefined): number {
+  if (!before?.endedAt || !after) throw new Error(`missing request: ${JSON.stringify({ before, after })}`);
+  return after.startedAt - before.endedAt;
+}
