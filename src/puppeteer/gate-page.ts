@@ -9,6 +9,7 @@ import { ChildRouter, sessionChannel, type Channel, type SessionLike } from '../
 import { openClaim, type Claim, type TargetInfo } from '../browser/claim.js';
 import type { BrowserSession } from '../browser/direct-session.js';
 import { Handle, NO_SPECULATION_RULES } from '../browser/gate-page.js';
+import { navigationPace } from '../browser/navigation-pace.js';
 import { PageWatch } from '../browser/page-watch.js';
 import { RequestMatcher, type RequestEmitter } from '../browser/request-matcher.js';
 import type { Verdict } from '../browser/target-gate.js';
@@ -66,6 +67,7 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
   const userAgent = options.userAgent ?? gate.userAgent;
   const isPage = 'mainFrame' in target;
   const browser: Browser = isPage ? (target as Page).browser() : (target as Browser);
+  const pace = navigationPace(gate, options.politeness);
 
   const decide = (url: string): Promise<Verdict> =>
     gate.check(url).then(
@@ -93,6 +95,7 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
       disposed: () => handle.disposed,
       userAgent,
       documentsElsewhere: false,
+      pace,
     });
     withMatchers(claim, handle.listenerCount('allowed') > 0);
     claims.set(targetId, claim);
@@ -117,11 +120,15 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
       if (known) {
         await channel.detach();
         known.page = page;
+        page.once('close', () => known.gone.abort(new Error('page closed')));
         withMatchers(known, handle.listenerCount('allowed') > 0);
         return known.ready;
       }
       sessions.push(channel);
-      return claimTarget(targetInfo.targetId, channel, page).ready;
+      const claim = claimTarget(targetInfo.targetId, channel, page);
+      // A closed page's navigation stops waiting for its host's slot.
+      page.once('close', () => claim.gone.abort(new Error('page closed')));
+      return claim.ready;
     })();
     pages.set(page, started);
     return started;
@@ -153,10 +160,15 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
     return worker || (t.type === 'page' && t.openerId !== undefined && claims.has(t.openerId));
   };
 
+  // A disconnected browser's navigations stop waiting for their hosts' slots.
+  const onDisconnected = () => {
+    for (const c of claims.values()) c.gone.abort(new Error('browser disconnected'));
+  };
   let unregister: (() => void) | null = null;
   const handle = new Handle<PuppeteerGatedRequest>(async () => {
     if (isPage) (target as Page).off('popup', onPage);
     else (target as Browser).off('targetcreated', onTarget);
+    browser.off('disconnected', onDisconnected);
     await Promise.allSettled([...pages.values()]);
     unregister?.();
     await Promise.all([...claims.values()].map((c) => c.stop().catch(() => {})));
@@ -167,6 +179,7 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
   });
 
   return (async () => {
+    browser.once('disconnected', onDisconnected);
     const watch = await watchOf(browser);
     const owner = { disposed: () => handle.disposed, wants, claims, adopt: (id: string, c: Channel) => claimTarget(id, c, null) };
     await watch.add(owner);
@@ -189,8 +202,10 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
  * requests continue as they were, with the User-Agent set to the gate's; disallowed or undecidable
  * ones fail as `net::ERR_BLOCKED_BY_CLIENT` before they leave the browser. Decided before
  * Puppeteer's own request interception sees them. WebSocket handshakes are not gated (the Fetch
- * domain does not pause them).
- * @param gate a RobotsGate (anything with `check(url)` and `userAgent`).
+ * domain does not pause them). Navigations keep each host's interval as robots-gate/browser's do
+ * (`options.politeness`).
+ * @param gate a RobotsGate (anything with `check(url)` and `userAgent`; with `limiter` and
+ *   `intervalFor` too, navigations are spaced).
  * @returns a handle: `blocked` so far, `blocked`/`allowed` events (a PuppeteerGatedRequest each), `dispose()`.
  * @throws Error when the page is not Chromium's (no DevTools sessions).
  */

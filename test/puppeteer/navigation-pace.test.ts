@@ -1,0 +1,74 @@
+// Navigations through robots-gate/puppeteer keep each host's interval, measured at the servers
+// (see test/browser/navigation-pace.test.ts for the Playwright door).
+import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../../src/browser/index.js';
+import { RobotsGate } from '../../src/gate/index.js';
+import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
+import { gateBrowser } from '../../src/puppeteer/index.js';
+import { gap, INTERVAL_MS, SLACK_MS, startPacedHosts, type PacedHosts } from '../browser/pace-fixture.js';
+
+const UA = 'PaceTestBot/1.0 (+https://example.test/bot)';
+const paceGate = () => new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0, limiter: new MemoryRateLimiter() });
+
+let browser: Browser;
+let h: PacedHosts;
+beforeAll(async () => {
+  browser = await puppeteer.launch({ executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS], headless: true });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  h = await startPacedHosts();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+test('two navigations to one host keep its Crawl-delay; the first waits its interval after robots.txt; a redirect hop keeps its own host\'s', async () => {
+  const gate = paceGate();
+  const context = await browser.createBrowserContext();
+  const handle = await gateBrowser(browser, gate);
+  try {
+    const page = await context.newPage();
+    await page.goto(h.url(h.a, '/one'));
+    await page.goto(h.url(h.a, '/go'));
+    expect(page.url()).toBe(h.url(h.b, '/landing'));
+    expect(gap(h.hits(h.a, '/robots.txt')[0], h.hits(h.a, '/one')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+    expect(gap(h.hits(h.a, '/one')[0], h.hits(h.a, '/go')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+    expect(gap(h.hits(h.b, '/robots.txt')[0], h.hits(h.b, '/landing')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+    // Subresources are gated and counted, not spaced.
+    expect(gap(h.hits(h.a, '/one')[0], h.hits(h.a, '/s.css')[0])).toBeLessThan(INTERVAL_MS);
+  } finally {
+    await handle.dispose();
+    await context.close();
+    await gate.close();
+  }
+});
+
+test('a page closed while its navigation waits for the host\'s slot: nothing is sent and the next page has its turn', async () => {
+  const gate = paceGate();
+  const context = await browser.createBrowserContext();
+  const handle = await gateBrowser(browser, gate);
+  try {
+    // Both pages first: the second's navigation must be waiting when it is closed, within a/'s interval.
+    const first = await context.newPage();
+    const closing = await context.newPage();
+    await first.goto(h.url(h.a, '/one'));
+    const waiting = closing.goto(h.url(h.a, '/two')).catch(() => null);
+    await new Promise((r) => setTimeout(r, 200));
+    await closing.close();
+    await waiting;
+    const next = await context.newPage();
+    await next.goto(h.url(h.a, '/three'));
+    expect(h.hits(h.a, '/two')).toEqual([]);
+    const g = gap(h.hits(h.a, '/one')[0], h.hits(h.a, '/three')[0]);
+    expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+    expect(g).toBeLessThan(1.8 * INTERVAL_MS);
+  } finally {
+    await handle.dispose();
+    await context.close();
+    await gate.close();
+  }
+});
