@@ -9,6 +9,9 @@ import diagnostics from 'node:diagnostics_channel';
 import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import type { Decision } from '../gate/types.js';
+import type { Interval } from '../politeness/interval.js';
+import type { RateLimiter } from '../stores/types.js';
+import { navigationPace } from '../browser/navigation-pace.js';
 import { Chromium } from './chromium.js';
 import { Client } from './client.js';
 import { createGatedTarget } from './create-target.js';
@@ -31,6 +34,9 @@ export interface EndpointGate {
   check(url: string): Promise<Decision>;
   readonly userAgent: string;
   readonly productToken?: string | readonly string[];
+  /** With `intervalFor`: navigations are spaced on the gate's terms (see `politeness`). */
+  readonly limiter?: RateLimiter;
+  intervalFor?(url: string): Interval;
 }
 
 export interface DevToolsEndpointOptions {
@@ -48,6 +54,9 @@ export interface DevToolsEndpointOptions {
   /** Emit `response` for what each allowed request got (its HTTP status): costs a few Network
    *  events per request over the pipe (default false). */
   responses?: boolean;
+  /** Space every page's navigations by its host's interval, on `gate.limiter` (default true), as
+   *  robots-gate/browser's `politeness` option does; `false` for a client that keeps it itself. */
+  politeness?: boolean;
 }
 
 export interface DevToolsEndpointEvents {
@@ -126,6 +135,7 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
           },
           userAgent: o.gate.userAgent,
           ...(o.responses ? { response: (r: ResponseSeen) => void endpoint?.emit('response', r) } : {}),
+          pace: navigationPace(o.gate, o.politeness),
         },
         (t: UngatableTarget) => void (ungatableChannel.hasSubscribers && ungatableChannel.publish(t)),
       );

@@ -9,6 +9,7 @@
 // `held()` says the gate intercepts.
 // RFC 9309 §2.2.2 holds for every URL requested, whoever asked for it.
 import type { Channel } from '../browser/channel.js';
+import type { NavigationPace } from '../browser/navigation-pace.js';
 import { gateTarget, type DriverPage, type DriverRequest, type Verdict } from '../browser/target-gate.js';
 import type { GatedRequest } from '../browser/types.js';
 import type { Upstream } from './upstream.js';
@@ -29,6 +30,8 @@ export interface WatchOptions {
   userAgent: string | undefined;
   /** When set, each target's responses are read too (responses.ts). */
   response?: (r: ResponseSeen) => void;
+  /** Navigations wait for their host's slot (robots-gate/browser's pacing); undefined: not spaced. */
+  pace?: NavigationPace | undefined;
 }
 
 interface AttachedToTarget {
@@ -60,6 +63,8 @@ export class TargetWatch {
   private readonly targetOfSession = new Map<string, string>();
   private readonly sharedWorkerSessions = new Set<string>();
   private browserLevel: BrowserLevelGate | null = null;
+  /** Aborted when the gate's session on a target detaches (the target closed, the browser gone). */
+  private readonly lifetimes = new Map<string, AbortController>();
 
   constructor(
     private readonly upstream: Upstream,
@@ -73,6 +78,8 @@ export class TargetWatch {
     root.on('Target.attachedToTarget', (e: AttachedToTarget) => void this.onAttached(e));
     root.on('Target.detachedFromTarget', (e: { sessionId: string }) => {
       this.sessions.delete(e.sessionId);
+      this.lifetimes.get(e.sessionId)?.abort(new Error('target detached'));
+      this.lifetimes.delete(e.sessionId);
       const targetId = this.targetOfSession.get(e.sessionId);
       this.targetOfSession.delete(e.sessionId);
       if (targetId !== undefined) this.settle(targetId, new Error(`target ${targetId} detached before the gate held it`));
@@ -92,6 +99,8 @@ export class TargetWatch {
     this.targetOfSession.set(e.sessionId, targetId);
     const channel: Channel = this.upstream.session(e.sessionId);
     const frames = new Map([[targetId, e.targetInfo.url]]);
+    const lifetime = new AbortController();
+    this.lifetimes.set(e.sessionId, lifetime);
     try {
       if (type === 'shared_worker') {
         this.sharedWorkerSessions.add(e.sessionId);
@@ -110,6 +119,8 @@ export class TargetWatch {
         requests: () => null,
         frames,
         documentsElsewhere: false,
+        pace: this.o.pace,
+        closed: lifetime.signal,
       });
       await responses;
       this.settle(targetId, e.sessionId);

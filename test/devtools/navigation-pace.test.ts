@@ -1,0 +1,76 @@
+// Navigations through `robots-gate browser`'s endpoint keep each host's interval, measured at the
+// servers, for a client that knows only the DevTools protocol (chrome-remote-interface here); a
+// target closed while its navigation waits for the slot sends nothing and gives up its turn.
+import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest';
+import { RobotsGate } from '../../src/gate/index.js';
+import { DevToolsEndpoint } from '../../src/devtools/endpoint.js';
+import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
+import { gap, INTERVAL_MS, SLACK_MS, startPacedHosts, type PacedHosts } from '../browser/pace-fixture.js';
+import { connect, sleep, type Raw } from './harness.js';
+
+const UA = 'PaceTestBot/1.0 (+https://example.test/bot)';
+
+let gate: RobotsGate;
+let endpoint: DevToolsEndpoint;
+let c: Raw;
+let h: PacedHosts;
+beforeAll(async () => {
+  gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0, limiter: new MemoryRateLimiter() });
+  endpoint = await DevToolsEndpoint.start({ gate, port: 0 });
+  c = await connect(endpoint.webSocketDebuggerUrl);
+});
+afterAll(async () => {
+  await c?.close();
+  await endpoint?.close();
+  await gate?.close();
+});
+beforeEach(async () => {
+  h = await startPacedHosts();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+async function page(): Promise<{ targetId: string; sessionId: string }> {
+  const { targetId } = await c.send('Target.createTarget', { url: 'about:blank' });
+  const { sessionId } = await c.send('Target.attachToTarget', { targetId, flatten: true });
+  await c.send('Page.enable', {}, sessionId);
+  return { targetId, sessionId };
+}
+
+/** Navigates and resolves once the page's load event fired. */
+async function visit(sessionId: string, url: string): Promise<void> {
+  const since = c.events.length;
+  await c.send('Page.navigate', { url }, sessionId);
+  await c.waitFor('Page.loadEventFired', () => c.events.slice(since).some((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId));
+}
+
+test('two navigations to one host keep its Crawl-delay; the first waits its interval after robots.txt; a redirect hop keeps its own host\'s', async () => {
+  const { sessionId, targetId } = await page();
+  await visit(sessionId, h.url(h.a, '/one'));
+  await visit(sessionId, h.url(h.a, '/go'));
+  expect(gap(h.hits(h.a, '/robots.txt')[0], h.hits(h.a, '/one')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+  expect(gap(h.hits(h.a, '/one')[0], h.hits(h.a, '/go')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+  expect(gap(h.hits(h.b, '/robots.txt')[0], h.hits(h.b, '/landing')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+  expect(gap(h.hits(h.a, '/one')[0], h.hits(h.a, '/s.css')[0])).toBeLessThan(INTERVAL_MS);
+  await c.send('Target.closeTarget', { targetId });
+});
+
+test('a target closed while its navigation waits for the host\'s slot: nothing is sent and the next page has its turn', async () => {
+  // Both pages first: the second's navigation must be waiting when it is closed, within a/'s interval.
+  const first = await page();
+  const closing = await page();
+  await visit(first.sessionId, h.url(h.a, '/one'));
+  // Page.navigate answers once the navigation has its response: not awaited.
+  const navigating = c.send('Page.navigate', { url: h.url(h.a, '/two') }, closing.sessionId).catch(() => null);
+  await sleep(300);
+  await c.send('Target.closeTarget', { targetId: closing.targetId });
+  await navigating;
+  const next = await page();
+  await visit(next.sessionId, h.url(h.a, '/three'));
+  expect(h.hits(h.a, '/two')).toEqual([]);
+  const g = gap(h.hits(h.a, '/one')[0], h.hits(h.a, '/three')[0]);
+  expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+  expect(g).toBeLessThan(1.8 * INTERVAL_MS);
+  for (const t of [first, next]) await c.send('Target.closeTarget', { targetId: t.targetId });
+});
