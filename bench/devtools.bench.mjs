@@ -148,7 +148,9 @@ export async function run() {
     res.writeHead(200, { ...noStore, 'content-type': 'text/html' }).end(html);
   });
   const pageUrl = `http://127.0.0.1:${pageServer.address().port}/`;
-  const gate = new RobotsGate({ userAgent: UA });
+  // Each variant loads one page over and over: what is measured is gating (the navigation's slot
+  // taken and given back included), not the host's interval, so the floor is off.
+  const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0 });
   // Allows everything at once, without a robots.txt: the pause alone.
   const allowAll = { userAgent: UA, check: async (url) => ({ url, allowed: true, reason: 'no-matching-rule', rule: null, group: null, overridden: false }) };
   const [plain, proxy, floor, endpoint] = await Promise.all([
