@@ -13,6 +13,8 @@ export interface DecodedBody {
   readonly utf16?: 'le' | 'be';
   /** Bytes ignored past maxBytes (including the dropped partial line); 0 when nothing was cut. */
   readonly truncatedBytes: number;
+  /** False when the text is known to hold no NUL (see tokenize); undefined when not looked for. */
+  readonly nul?: boolean;
 }
 
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -50,7 +52,12 @@ export function decodeBody(body: string | Uint8Array | ArrayBuffer, maxBytes: nu
   }
   const view = start === 0 && end === body.length ? body : body.subarray(start, end);
   try {
-    return { text: strictDecoder.decode(view), bom, invalidUtf8: false, truncatedBytes };
+    const text = strictDecoder.decode(view);
+    // Fewer characters than octets: the text has non-ASCII characters, and may be a two-byte string,
+    // in which V8 finds a NUL with a plain loop (1.6 ms for 2 MB) where the octets' own indexOf
+    // (memchr for a Node Buffer) takes 0.04 ms. In a one-byte string the text's indexOf is as fast.
+    if (text.length !== view.length) return { text, bom, invalidUtf8: false, truncatedBytes, nul: view.indexOf(0) >= 0 };
+    return { text, bom, invalidUtf8: false, truncatedBytes };
   } catch {
     return { text: escapeInvalidOctets(view), bom, invalidUtf8: true, truncatedBytes };
   }

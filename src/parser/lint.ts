@@ -20,11 +20,11 @@ interface LintRule {
  */
 export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions): Diagnostic[] {
   const model = buildModel(body, options);
-  const { log, groups, ruleLines } = model;
+  const { log, groups, rules: table } = model;
   for (const g of groups) {
     const rules: LintRule[] = [];
     for (let i = g.ruleStart; i < g.ruleEnd; i++) {
-      const l = ruleLines.get(i);
+      const l = table[3 * i + 2]!;
       const source = rulePattern(model, i);
       const pattern = compilePattern(source);
       // Same match key and same octets: the two rules decide the same URLs the same way.

@@ -4,7 +4,6 @@
 
 import { DiagnosticLog } from './diagnostics.js';
 import { decodeBody, DEFAULT_MAX_BYTES } from './decode.js';
-import { IntList } from './int-list.js';
 import { hasDigit, userAgentLineToken } from './product-token.js';
 import { Key, Leniency, tokenize, type LineHandler } from './tokenizer.js';
 import type { ParseOptions } from './types.js';
@@ -18,21 +17,28 @@ export interface GroupRecord {
   readonly ruleStart: number;
   ruleEnd: number;
   /** Valid Crawl-delay lines in file order: seconds, line, and how many user-agent lines preceded it. */
-  readonly crawlDelays: { readonly seconds: number; readonly line: number; readonly agents: number }[];
+  crawlDelays: readonly CrawlDelayRecord[];
   /** A rule line was seen: the next user-agent line starts a new group (RFC 9309 §2.1). */
   closed: boolean;
 }
+
+export interface CrawlDelayRecord {
+  readonly seconds: number;
+  readonly line: number;
+  readonly agents: number;
+}
+
+/** A group's crawlDelays until it has one: most groups have none. */
+const NO_DELAYS: readonly CrawlDelayRecord[] = Object.freeze([]);
 
 /** The parse result shared by the matcher and the linter. */
 export interface Model {
   /** The decoded text; rules are ranges of it, so a parse keeps no string per rule. */
   readonly text: string;
   readonly groups: GroupRecord[];
-  /** Rule patterns as ranges of `text` (trimmed, comment removed), in file order. */
-  readonly ruleStarts: IntList;
-  readonly ruleEnds: IntList;
-  /** Rule line numbers, positive for allow, negative for disallow. */
-  readonly ruleLines: IntList;
+  /** The rules in file order, three numbers each: the pattern's range of `text` (trimmed, comment
+   *  removed), then its line, positive for allow, negative for disallow (see RuleSource). */
+  readonly rules: ArrayLike<number>;
   readonly sitemaps: string[];
   /** Content-Usage and Content-Signal lines in file order: usage, recorded beside access. */
   readonly usage: UsageRecord[];
@@ -52,16 +58,22 @@ export interface UsageRecord {
 
 /** The pattern of rule `i` as written. */
 export function rulePattern(model: Model, i: number): string {
-  return model.text.slice(model.ruleStarts.get(i), model.ruleEnds.get(i));
+  return model.text.slice(model.rules[3 * i], model.rules[3 * i + 1]);
 }
+
+/** Sitemaps from which their de-duplication keeps a Set. */
+const SITEMAP_SET_FROM = 8;
+
+/** Rules from which the model's table is worth a typed array. */
+const TYPED_RULES_FROM = 256;
 
 class ModelBuilder implements LineHandler, Model {
   readonly groups: GroupRecord[] = [];
-  readonly ruleStarts = new IntList();
-  readonly ruleEnds = new IntList();
-  readonly ruleLines = new IntList();
+  rules: number[] | Int32Array = [];
+  private ruleCount = 0;
   readonly sitemaps: string[] = [];
-  /** The sitemaps seen, for de-duplication in constant time (a file may list 10,000 of them). */
+  /** The sitemaps seen, for de-duplication in constant time (a file may list 10,000 of them); made
+   *  once there are more than a few, which a scan of the list decides as fast. */
   private sitemapSet: Set<string> | null = null;
   readonly usage: UsageRecord[] = [];
   private current: GroupRecord | null = null;
@@ -87,9 +99,9 @@ class ModelBuilder implements LineHandler, Model {
             agentValues: [],
             agentTokens: [],
             agentLines: [],
-            ruleStart: this.ruleLines.length,
-            ruleEnd: this.ruleLines.length,
-            crawlDelays: [],
+            ruleStart: this.ruleCount,
+            ruleEnd: this.ruleCount,
+            crawlDelays: NO_DELAYS,
             closed: false,
           };
           this.groups.push(g);
@@ -116,10 +128,8 @@ class ModelBuilder implements LineHandler, Model {
         if (valueStart === valueEnd) return;
         const c = text.charCodeAt(valueStart);
         if (c !== 47 && c !== 42) this.log.add('pattern-not-path', 'warning', line, valueColumn, text.slice(valueStart, valueEnd));
-        this.ruleStarts.push(valueStart);
-        this.ruleEnds.push(valueEnd);
-        this.ruleLines.push(key === Key.Allow ? line : -line);
-        g.ruleEnd = this.ruleLines.length;
+        (this.rules as number[]).push(valueStart, valueEnd, key === Key.Allow ? line : -line);
+        g.ruleEnd = ++this.ruleCount;
         return;
       }
       case Key.CrawlDelay: {
@@ -137,7 +147,9 @@ class ModelBuilder implements LineHandler, Model {
           return;
         }
         if (m![0].length !== value.length) this.log.add('invalid-crawl-delay', 'warning', line, valueColumn, value);
-        g.crawlDelays.push({ seconds, line, agents: g.agentLines.length });
+        const delay = { seconds, line, agents: g.agentLines.length };
+        if (g.crawlDelays === NO_DELAYS) g.crawlDelays = [delay];
+        else (g.crawlDelays as CrawlDelayRecord[]).push(delay);
         return;
       }
       case Key.Sitemap:
@@ -188,10 +200,17 @@ class ModelBuilder implements LineHandler, Model {
 
   private addSitemap(url: string): void {
     // The same sitemap listed twice is reported once.
-    const seen = (this.sitemapSet ??= new Set());
-    if (seen.has(url)) return;
-    seen.add(url);
-    this.sitemaps.push(url);
+    const list = this.sitemaps;
+    if (this.sitemapSet === null) {
+      if (list.length < SITEMAP_SET_FROM) {
+        if (!list.includes(url)) list.push(url);
+        return;
+      }
+      this.sitemapSet = new Set(list);
+    }
+    if (this.sitemapSet.has(url)) return;
+    this.sitemapSet.add(url);
+    list.push(url);
   }
 
   private sitemap(value: string, line: number, column: number): void {
@@ -229,12 +248,12 @@ class ModelBuilder implements LineHandler, Model {
     this.lenientKinds.length = 0;
   }
 
-  /** The parse is over: drop what only the parse needed, and the spare capacity of the rule tables. */
+  /** The parse is over: drop what only the parse needed. A long rule table becomes an Int32Array
+   *  (4 bytes a number, where an array of numbers costs 8); a short one stays as it is, since
+   *  allocating a typed array costs about 0.3 µs, more than a small file's rules take to read. */
   finish(): void {
     this.sitemapSet = null;
-    this.ruleStarts.trim();
-    this.ruleEnds.trim();
-    this.ruleLines.trim();
+    if (this.ruleCount >= TYPED_RULES_FROM) this.rules = new Int32Array(this.rules);
   }
 
   nul(line: number, column: number): void {
@@ -271,7 +290,7 @@ export function buildModel(body: string | Uint8Array, options: ParseOptions | un
   if (html) log.add('html-body', 'error', 0, 1);
   // In an HTML page every markup line would be an unknown directive: report the page once instead.
   const builder = new ModelBuilder(decoded.text, log, options?.url, html);
-  tokenize(decoded.text, builder);
+  tokenize(decoded.text, builder, decoded.nul);
   builder.finish();
   if (decoded.truncatedBytes > 0) log.add('truncated', 'warning', 0, 1, `${decoded.truncatedBytes} bytes past ${maxBytes}`);
   return builder;

@@ -25,22 +25,44 @@ export class Policy implements AgentPolicy {
   /** The rules the scan has compiled (see scanRules); created on the first one. */
   scanCache: Map<number, ScanPattern> | undefined;
   readonly #count: number;
+  #group: GroupRef | null | (() => GroupRef);
+  /** Some group applies (else every URL is allowed). */
+  readonly #applies: boolean;
 
   /**
-   * @param ids rule ids into `source`, in file order; null for all of source's rules 0 to count - 1.
-   * @param groupIds the model's groups these rules come from (none for a detached policy); policies
-   *   of the same groups share one index through `indexes`.
+   * @param ids rule ids into `source`, in file order; null for the run `first` to `first + count - 1`
+   *   (one group's rules, the common case: no list is built).
+   * @param group the groups that apply, or a function building their description when first asked;
+   *   null when none applies.
+   * @param pairs the model's groups these rules come from, each with the index of the user-agent line
+   *   naming the crawler there ([group, line index, ...]; none for a detached policy); policies of the
+   *   same groups share one index through `indexes`.
    */
   constructor(
     private readonly source: RuleSource,
-    private readonly ids: Int32Array | null,
+    private readonly ids: readonly number[] | null,
+    private readonly first: number,
     count: number,
-    readonly group: GroupRef | null,
+    group: GroupRef | null | (() => GroupRef),
     readonly crawlDelay: number | undefined,
-    readonly groupIds: readonly number[] = [],
+    private readonly pairs: readonly number[] = [],
     private readonly indexes?: IndexCache,
   ) {
     this.#count = count;
+    this.#group = group;
+    this.#applies = group !== null;
+  }
+
+  get group(): GroupRef | null {
+    const g = this.#group;
+    return typeof g === 'function' ? (this.#group = g()) : g;
+  }
+
+  /** The model's groups these rules come from, in file order. */
+  get groupIds(): number[] {
+    const ids: number[] = [];
+    for (let k = 0; k < this.pairs.length; k += 2) ids.push(this.pairs[k]!);
+    return ids;
   }
 
   /** Rules in this policy (before identical ones are merged). */
@@ -50,14 +72,14 @@ export class Policy implements AgentPolicy {
 
   isAllowed(url: string | URL): boolean {
     locateTarget(url);
-    if (this.group === null || isRobotsTxtPath()) return true;
+    if (!this.#applies || isRobotsTxtPath()) return true;
     const rule = this.match(targetText, targetStart, targetEnd);
-    return rule < 0 || this.source.ruleLines.get(rule) > 0;
+    return rule < 0 || this.source.rules[3 * rule + 2]! > 0;
   }
 
   check(url: string | URL): MatchResult {
     locateTarget(url);
-    if (this.group === null) return { allowed: true, rule: null, group: null };
+    if (!this.#applies) return { allowed: true, rule: null, group: null };
     if (isRobotsTxtPath()) return { allowed: true, rule: null, group: this.group };
     const rule = this.match(targetText, targetStart, targetEnd);
     if (rule < 0) return { allowed: true, rule: null, group: this.group };
@@ -69,7 +91,7 @@ export class Policy implements AgentPolicy {
   match(text: string, start: number, end: number): number {
     if (this.#index !== undefined) return this.#index.match(text, start, end);
     if (this.#count <= SCAN_ONLY_MAX_RULES || ++this.#checks <= INDEX_AFTER_CHECKS) {
-      const rule = scanRules(this.source, this.ids, this.#count, this, text, start, end);
+      const rule = scanRules(this.source, this.ids, this.first, this.#count, this, text, start, end);
       if (rule !== NEEDS_INDEX) return rule;
     }
     this.scanCache = undefined;
@@ -78,8 +100,9 @@ export class Policy implements AgentPolicy {
   }
 
   ruleRef(id: number): RuleRef {
-    const l = this.source.ruleLines.get(id);
-    const pattern = this.source.text.slice(this.source.ruleStarts.get(id), this.source.ruleEnds.get(id));
+    const rules = this.source.rules;
+    const l = rules[3 * id + 2]!;
+    const pattern = this.source.text.slice(rules[3 * id], rules[3 * id + 1]);
     return Object.freeze({ type: l > 0 ? 'allow' : 'disallow', pattern, line: l > 0 ? l : -l });
   }
 
@@ -87,49 +110,29 @@ export class Policy implements AgentPolicy {
   detach(): Policy {
     const n = this.#count;
     const parts: string[] = new Array(n);
-    // offsets[k], offsets[k + 1]: rule k's range in the joined text; lines after the n + 1 offsets.
-    const table = new Int32Array(2 * n + 1);
+    const rules = this.source.rules;
+    // Rule k is table[3k, 3k + 3): its range in the joined text, and its line.
+    const table = new Int32Array(3 * n);
     let at = 0;
     for (let k = 0; k < n; k++) {
-      const id = this.ids === null ? k : this.ids[k]!;
-      const s = this.source.ruleStarts.get(id);
-      const e = this.source.ruleEnds.get(id);
+      const id = this.ids === null ? this.first + k : this.ids[k]!;
+      const s = rules[3 * id]!;
+      const e = rules[3 * id + 1]!;
       parts[k] = this.source.text.slice(s, e);
-      table[k] = at;
+      table[3 * k] = at;
       at += e - s;
-      table[n + 1 + k] = this.source.ruleLines.get(id);
+      table[3 * k + 1] = at;
+      table[3 * k + 2] = rules[3 * id + 2]!;
     }
-    table[n] = at;
     // The group's user-agent values are slices of the file's text too.
-    const group = this.group && Object.freeze({ userAgents: this.group.userAgents.map((v) => flatCopy([v])), lines: this.group.lines.slice() });
-    return new Policy(new CompactRules(flatCopy(parts), table, n), null, n, group, this.crawlDelay);
+    const g = this.group;
+    const group = g && Object.freeze({ userAgents: g.userAgents.map((v) => flatCopy([v])), lines: g.lines.slice() });
+    return new Policy({ text: flatCopy(parts), rules: table }, null, 0, n, group, this.crawlDelay);
   }
 
   #build(): RuleIndex {
-    const ids = this.ids ?? Int32Array.from({ length: this.#count }, (_, k) => k);
+    const ids = this.ids ?? Int32Array.from({ length: this.#count }, (_, k) => this.first + k);
     return new RuleIndex(this.source, ids);
-  }
-}
-
-/** Rules 0 to n - 1 as ranges of one string, their bounds and lines in one Int32Array. */
-class CompactRules implements RuleSource {
-  readonly ruleStarts: Column;
-  readonly ruleEnds: Column;
-  readonly ruleLines: Column;
-
-  constructor(readonly text: string, table: Int32Array, n: number) {
-    // Three views of one table (small objects, where closures cost about three times as much).
-    this.ruleStarts = new Column(table, 0);
-    this.ruleEnds = new Column(table, 1);
-    this.ruleLines = new Column(table, n + 1);
-  }
-}
-
-class Column {
-  constructor(private readonly table: Int32Array, private readonly offset: number) {}
-
-  get(i: number): number {
-    return this.table[this.offset + i]!;
   }
 }
 

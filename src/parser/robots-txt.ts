@@ -7,7 +7,7 @@ import { Policy } from './policy.js';
 import { isValidProductToken, productToken } from './product-token.js';
 import type { RuleIndex } from './rule-index.js';
 import { locateTarget, targetEnd, targetStart, targetText } from './target.js';
-import type { AgentPolicy, GroupInfo, MatchResult, ParseOptions, RobotsTxt, RuleRef, UserAgentLine, Diagnostic, UsageLine, UsageMatch } from './types.js';
+import type { AgentPolicy, GroupInfo, GroupRef, MatchResult, ParseOptions, RobotsTxt, RuleRef, UserAgentLine, Diagnostic, UsageLine, UsageMatch } from './types.js';
 import { allUsageLines, matchUsage } from './usage-lines.js';
 
 const MAX_CACHED_AGENTS = 256;
@@ -15,14 +15,22 @@ const MAX_CACHED_AGENTS = 256;
 const MAX_CACHED_POLICIES = 64;
 
 class ParsedRobotsTxt implements RobotsTxt {
-  readonly sitemaps: readonly string[];
-  private readonly byAgent = new Map<string, Policy>();
-  private readonly byToken = new Map<string, Policy>();
+  private sitemapList: readonly string[] | undefined;
+  // The first User-Agent string and token asked are kept in fields, the others in maps made when a
+  // second one comes: most files are asked for one crawler, and two maps cost a small file's rules.
+  private firstAgent: string | undefined;
+  private firstAgentPolicy: Policy | undefined;
+  private byAgent: Map<string, Policy> | undefined;
+  private firstToken: string | undefined;
+  private firstTokenPolicy: Policy | undefined;
+  private byToken: Map<string, Policy> | undefined;
   private indexes: Map<string, RuleIndex> | undefined;
   private groupList: readonly GroupInfo[] | undefined;
 
-  constructor(private readonly model: Model) {
-    this.sitemaps = Object.freeze(model.sitemaps.slice());
+  constructor(private readonly model: Model) {}
+
+  get sitemaps(): readonly string[] {
+    return (this.sitemapList ??= Object.freeze(this.model.sitemaps.slice()));
   }
 
   get diagnostics(): readonly Diagnostic[] {
@@ -89,21 +97,35 @@ class ParsedRobotsTxt implements RobotsTxt {
 
   /** The policy for a User-Agent string, cached by the exact string so repeat checks allocate nothing. */
   private policy(userAgent: string): Policy {
-    const cached = this.byAgent.get(userAgent);
+    if (userAgent === this.firstAgent && this.firstAgentPolicy !== undefined) return this.firstAgentPolicy;
+    const cached = this.byAgent?.get(userAgent);
     if (cached) return cached;
     if (typeof userAgent !== 'string') throw new TypeError(`robots-gate: userAgent must be a string, got ${typeof userAgent}`);
     const policy = this.tokenPolicy(tokenKey(userAgent));
-    if (this.byAgent.size >= MAX_CACHED_AGENTS) this.byAgent.clear();
-    this.byAgent.set(userAgent, policy);
+    if (this.firstAgentPolicy === undefined) {
+      this.firstAgent = userAgent;
+      this.firstAgentPolicy = policy;
+      return policy;
+    }
+    const map = (this.byAgent ??= new Map());
+    if (map.size >= MAX_CACHED_AGENTS) map.clear();
+    map.set(userAgent, policy);
     return policy;
   }
 
   private tokenPolicy(key: string): Policy {
-    let policy = this.byToken.get(key);
+    if (key === this.firstToken && this.firstTokenPolicy !== undefined) return this.firstTokenPolicy;
+    let policy = this.byToken?.get(key);
     if (!policy) {
       policy = this.buildPolicy(key);
-      if (this.byToken.size >= MAX_CACHED_POLICIES) this.byToken.clear();
-      this.byToken.set(key, policy);
+      if (this.firstTokenPolicy === undefined) {
+        this.firstToken = key;
+        this.firstTokenPolicy = policy;
+        return policy;
+      }
+      const map = (this.byToken ??= new Map());
+      if (map.size >= MAX_CACHED_POLICIES) map.clear();
+      map.set(key, policy);
     }
     return policy;
   }
@@ -158,60 +180,50 @@ class ParsedRobotsTxt implements RobotsTxt {
   }
 
   private buildPolicy(token: string): Policy {
-    const groups = this.model.groups;
     for (const wanted of token === '' ? ['*'] : [token, '*']) {
       const pairs = this.named(wanted);
       // §2.2.1: the groups naming the crawler merge; only if none does, the `*` groups (merged) apply.
-      if (pairs) {
-        const ids: number[] = [];
-        const indexes: number[] = [];
-        const lines: { value: string; line: number }[] = [];
-        for (let k = 0; k < pairs.length; k += 2) {
-          const g = groups[pairs[k]!]!;
-          const at = pairs[k + 1]!;
-          ids.push(pairs[k]!);
-          indexes.push(at);
-          lines.push({ value: g.agentValues[at]!, line: g.agentLines[at]! });
-        }
-        return this.makePolicy(ids, lines, indexes);
-      }
+      if (pairs) return this.makePolicy(pairs);
       // A name no group mentions gets the `*` policy itself: one object for every such name, however
       // many a caller (or whoever picks its User-Agent strings) tries.
       if (wanted !== '*') return this.tokenPolicy('');
     }
-    return this.makePolicy([], [], []);
+    return this.makePolicy(NO_PAIRS);
   }
 
-  /** The policy of the merged groups `groupIds`, named in each by its user-agent line `agentIndexes[k]`. */
-  private makePolicy(groupIds: number[], agentLines: { value: string; line: number }[], agentIndexes: number[]): Policy {
+  /** The policy of the merged groups in `pairs` ([group, index of the user-agent line naming it, ...]). */
+  private makePolicy(pairs: readonly number[]): Policy {
     const model = this.model;
-    const ref = groupIds.length
-      ? Object.freeze({ userAgents: agentLines.map((a) => a.value), lines: agentLines.map((a) => a.line) })
-      : null;
     // A Crawl-delay applies to the user-agent lines above it in its group: in
     // `User-agent: a / Crawl-delay: 5 / User-agent: b / Disallow: /x` the rule is a's and b's, the
     // delay only a's (the reading crawler-commons' conformance cases take; Crawl-delay is not in RFC 9309).
     // The first one that applies, in file order, wins.
     let delay: number | undefined;
     let count = 0;
-    for (let k = 0; k < groupIds.length; k++) {
-      const g = model.groups[groupIds[k]!]!;
+    for (let k = 0; k < pairs.length; k += 2) {
+      const g = model.groups[pairs[k]!]!;
       count += g.ruleEnd - g.ruleStart;
       if (delay !== undefined) continue;
       for (const d of g.crawlDelays) {
-        if (d.agents > agentIndexes[k]!) {
+        if (d.agents > pairs[k + 1]!) {
           delay = d.seconds;
           break;
         }
       }
     }
-    const ids = new Int32Array(count);
-    let n = 0;
-    for (const id of groupIds) {
-      const g = model.groups[id]!;
-      for (let i = g.ruleStart; i < g.ruleEnd; i++) ids[n++] = i;
+    // One group (the common case) is a run of rule ids; merged groups list theirs.
+    let ids: number[] | null = null;
+    if (pairs.length > 2) {
+      ids = [];
+      for (let k = 0; k < pairs.length; k += 2) {
+        const g = model.groups[pairs[k]!]!;
+        for (let i = g.ruleStart; i < g.ruleEnd; i++) ids.push(i);
+      }
     }
-    return new Policy(model, ids, count, ref, delay, groupIds, this.sharedIndex);
+    const first = pairs.length === 2 ? model.groups[pairs[0]!]!.ruleStart : 0;
+    // The group's description is built when a check result or a caller first asks for it.
+    const group = pairs.length === 0 ? null : () => groupRef(model, pairs);
+    return new Policy(model, ids, first, count, group, delay, pairs, this.sharedIndex);
   }
 
   /** Tokens named by the same groups share one index: on a big file an index costs about the file's
@@ -231,12 +243,32 @@ class ParsedRobotsTxt implements RobotsTxt {
  *  `''` for a crawler whose name is not a product token (`Jävla-Bot`): §2.2.1, named by no group. The
  *  token is compared whole: `AI2Bot` is named by `User-agent: AI2Bot`, never by `User-agent: AI`. */
 function tokenKey(userAgent: string): string {
+  // A crawl asks every origin's file with the same User-Agent string: read it once.
+  if (userAgent === lastAgent) return lastKey;
   const token = productToken(userAgent);
-  return isValidProductToken(token) ? token.toLowerCase() : '';
+  lastKey = isValidProductToken(token) ? token.toLowerCase() : '';
+  lastAgent = userAgent;
+  return lastKey;
+}
+let lastAgent: string | undefined;
+let lastKey = '';
+
+const NO_PAIRS: readonly number[] = [];
+
+/** The user-agent lines naming the crawler in the groups of `pairs` (see makePolicy). */
+function groupRef(model: Model, pairs: readonly number[]): GroupRef {
+  const userAgents: string[] = [];
+  const lines: number[] = [];
+  for (let k = 0; k < pairs.length; k += 2) {
+    const g = model.groups[pairs[k]!]!;
+    userAgents.push(g.agentValues[pairs[k + 1]!]!);
+    lines.push(g.agentLines[pairs[k + 1]!]!);
+  }
+  return Object.freeze({ userAgents, lines });
 }
 
 function ruleRef(model: Model, i: number): RuleRef {
-  const l = model.ruleLines.get(i);
+  const l = model.rules[3 * i + 2]!;
   return Object.freeze({ type: l > 0 ? 'allow' : 'disallow', pattern: rulePattern(model, i), line: l > 0 ? l : -l });
 }
 

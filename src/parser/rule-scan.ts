@@ -25,13 +25,14 @@ export const SCAN_COMPILE_BUDGET = 64;
 export const NEEDS_INDEX = -2;
 
 /**
- * The deciding rule among `ids` (rule ids into `source`; null: the ids 0 to count - 1) for
+ * The deciding rule among `ids` (rule ids into `source`; null: the ids first to first + count - 1) for
  * target[start, end), a normalised path + query: its id, -1 when none matches, or NEEDS_INDEX.
  * @param cache.scanCache the rules compiled so far, by id; created and filled in as rules need it.
  */
 export function scanRules(
   source: RuleSource,
-  ids: Int32Array | null,
+  ids: readonly number[] | null,
+  first: number,
   count: number,
   cache: { scanCache: Map<number, ScanPattern> | undefined },
   target: string,
@@ -39,8 +40,7 @@ export function scanRules(
   end: number,
 ): number {
   const text = source.text;
-  const starts = source.ruleStarts;
-  const ends = source.ruleEnds;
+  const rules = source.rules;
   let best = -1;
   let bestPriority = -1;
   let bestAllow = false;
@@ -49,10 +49,10 @@ export function scanRules(
   let previousLength = -1;
   let previousAllow = false;
   for (let k = 0; k < count; k++) {
-    const id = ids === null ? k : ids[k]!;
-    const s = starts.get(id);
-    const e = ends.get(id);
-    const allow = source.ruleLines.get(id) > 0;
+    const id = ids === null ? first + k : ids[k]!;
+    const s = rules[3 * id]!;
+    const e = rules[3 * id + 1]!;
+    const allow = rules[3 * id + 2]! > 0;
     // A run of one repeated line (15,000 copies, in hostile files) is decided by its first copy.
     if (allow === previousAllow && e - s === previousLength && sameRange(text, previousStart, s, e - s)) continue;
     previousStart = s;

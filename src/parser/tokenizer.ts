@@ -45,8 +45,11 @@ export interface LineHandler {
   nul(line: number, column: number): void;
 }
 
-/** Tokenize `text`, calling `handler` for each non-blank, non-comment line in order. Never throws. */
-export function tokenize(text: string, handler: LineHandler): void {
+/**
+ * Tokenize `text`, calling `handler` for each non-blank, non-comment line in order. Never throws.
+ * @param nul false when the caller knows the text holds no NUL (the search is skipped).
+ */
+export function tokenize(text: string, handler: LineHandler, nul?: boolean): void {
   const n = text.length;
   // Next positions of LF, CR, '#' and ':' at or after the cursor, found with native indexOf and reused
   // across lines, so the text is scanned once however its lines end.
@@ -54,7 +57,7 @@ export function tokenize(text: string, handler: LineHandler): void {
   let nextCr = -1;
   let nextHash = -1;
   let nextColon = -1;
-  let nextNul = -1;
+  let nextNul = nul === false ? n : -1;
   let pos = 0;
   let line = 0;
   while (pos < n) {
@@ -161,6 +164,38 @@ const KEYS: readonly (readonly [string, Key, boolean])[] = [
 
 /** Returns `key << 1 | misspelled`. Compares in place, case-insensitively, without allocating. */
 function classifyKey(text: string, start: number, end: number): number {
+  // Most lines name a canonical key, told apart by length alone. `| 32` lower-cases a letter and
+  // leaves `-` as it is; only CR (13) would also become `-`, and a key never holds a line break.
+  let name: string;
+  let key: Key;
+  switch (end - start) {
+    case 10:
+      name = 'user-agent';
+      key = Key.UserAgent;
+      break;
+    case 8:
+      name = 'disallow';
+      key = Key.Disallow;
+      break;
+    case 5:
+      name = 'allow';
+      key = Key.Allow;
+      break;
+    case 7:
+      name = 'sitemap';
+      key = Key.Sitemap;
+      break;
+    default:
+      return classifyAnyKey(text, start, end);
+  }
+  for (let j = 0; j < name.length; j++) {
+    if ((text.charCodeAt(start + j) | 32) !== name.charCodeAt(j)) return classifyAnyKey(text, start, end);
+  }
+  return key << 1;
+}
+
+/** classifyKey against every known key and misspelling. */
+function classifyAnyKey(text: string, start: number, end: number): number {
   const len = end - start;
   outer: for (let i = 0; i < KEYS.length; i++) {
     const entry = KEYS[i]!;
