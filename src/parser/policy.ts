@@ -16,6 +16,11 @@ export const INDEX_AFTER_CHECKS = 16;
 /** Up to this many rules, a scan is as fast as the index: none is built. */
 const SCAN_ONLY_MAX_RULES = 4;
 
+const NO_PAIRS: readonly number[] = [];
+
+/** The scan cache of every policy's first check, emptied after it. */
+const firstCheck: { scanCache: Map<number, ScanPattern> | undefined } = { scanCache: undefined };
+
 /** Where a policy's index comes from when several policies share one (tokens named by the same groups). */
 export type IndexCache = (key: string, build: () => RuleIndex) => RuleIndex;
 
@@ -45,7 +50,7 @@ export class Policy implements AgentPolicy {
     count: number,
     group: GroupRef | null | (() => GroupRef),
     readonly crawlDelay: number | undefined,
-    private readonly pairs: readonly number[] = [],
+    private readonly pairs: readonly number[] = NO_PAIRS,
     private readonly indexes?: IndexCache,
   ) {
     this.#count = count;
@@ -90,8 +95,12 @@ export class Policy implements AgentPolicy {
   /** The deciding rule's id in the source for text[start, end) (normalised path + query), or -1. */
   match(text: string, start: number, end: number): number {
     if (this.#index !== undefined) return this.#index.match(text, start, end);
-    if (this.#count <= SCAN_ONLY_MAX_RULES || ++this.#checks <= INDEX_AFTER_CHECKS) {
-      const rule = scanRules(this.source, this.ids, this.first, this.#count, this, text, start, end);
+    const checks = this.#checks <= INDEX_AFTER_CHECKS ? ++this.#checks : this.#checks;
+    if (this.#count <= SCAN_ONLY_MAX_RULES || checks <= INDEX_AFTER_CHECKS) {
+      // What the first check compiles is not kept: most origins of a broad crawl are asked a few
+      // URLs, and each cached origin must stay small.
+      const rule = scanRules(this.source, this.ids, this.first, this.#count, checks === 1 ? firstCheck : this, text, start, end);
+      firstCheck.scanCache?.clear();
       if (rule !== NEEDS_INDEX) return rule;
     }
     this.scanCache = undefined;
@@ -137,13 +146,15 @@ export class Policy implements AgentPolicy {
 }
 
 /**
- * The pieces joined into a new flat string. A slice of a long string may be a view that keeps the
- * whole parent alive; a cached policy must hold its rules' text only, not the file's. join() builds a
- * new string from two or more pieces, but may hand back a lone piece as it is: a JSON round trip
- * copies any string exactly (lone surrogates included).
+ * The pieces joined into a new flat string of its own. A slice of a long string may be a view that
+ * keeps the whole parent alive, and a slice or join of a two-byte string (a file with one character
+ * past U+00FF anywhere, a comment's `–` say) is two-byte too, 2 bytes a character: a cached policy
+ * must hold its rules' text only, as compactly as it can be held. A JSON round trip builds a flat
+ * string, one byte a character when every character fits, and copies any string exactly (lone
+ * surrogates included).
  */
 function flatCopy(parts: string[]): string {
-  return parts.length === 1 ? JSON.parse(JSON.stringify(parts[0])) : parts.join('');
+  return JSON.parse(JSON.stringify(parts.length === 1 ? parts[0]! : parts.join('')));
 }
 
 /** RFC 9309 §2.2.2: "/robots.txt" is implicitly allowed. */
