@@ -15,6 +15,7 @@
 // - `Page.frameStoppedLoading` of its frame (a download, a cancelled or failed navigation);
 // - a new navigation of the same frame (the old one is given up);
 // - the target gone (its page closed, the gate disposed), or HOLD_MS without any of these.
+import { backoffUntil } from '../gate/pace.js';
 import type { Interval } from '../politeness/interval.js';
 import { pacerFor, type Pacer, type Slot } from '../politeness/pacer.js';
 import type { RateLimiter } from '../stores/types.js';
@@ -29,6 +30,11 @@ export interface PacingGate {
  *  its HTML for ever must not stall its host for the run. */
 export const HOLD_MS = 60_000;
 
+/** Back-off after a 429/503 document without a usable Retry-After, and the longest honoured (ms):
+ *  the gate's defaults, as robots-gate/crawlee keeps them. */
+const DEFAULT_BACKOFF_MS = 10_000;
+const MAX_BACKOFF_MS = 3_600_000;
+
 interface Held {
   readonly url: string;
   readonly frameId: string;
@@ -36,6 +42,8 @@ interface Held {
   readonly timer: NodeJS.Timeout;
   /** Stops listening to the target's end. */
   readonly unlisten: () => void;
+  /** No request to the host before this (ms since epoch): a 429/503 back-off. */
+  notBefore?: number;
 }
 
 /**
@@ -91,23 +99,30 @@ export class NavigationSlots {
    */
   paused(key: string, url: string): void {
     const h = this.#held.get(key);
-    if (h) this.#drop(key, h, h.url === url ? 0 : Date.now() + 1);
+    if (h) this.#drop(key, h, h.url === url ? 0 : Date.now() + 1, h.url === url ? undefined : h.notBefore);
+  }
+
+  /** Document `key` was answered 429 or 503: its host is held for `retryAfter` (RFC 9110
+   *  §10.2.3, read strictly; else 10 s, at most an hour) once its response has ended. */
+  backoff(key: string, retryAfter: string | undefined): void {
+    const h = this.#held.get(key);
+    if (h) h.notBefore = backoffUntil(retryAfter, Date.now() + 1, DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS);
   }
 
   /** Document `key`'s response has ended (now): its host's interval runs from here. */
   end(key: string): void {
     const h = this.#held.get(key);
     // Date.now() rounds down: +1 so the interval is never measured from before the real end.
-    if (h) this.#drop(key, h, Date.now() + 1);
+    if (h) this.#drop(key, h, Date.now() + 1, h.notBefore);
   }
 
-  #drop(key: string, h: Held, endedAt: number): void {
+  #drop(key: string, h: Held, endedAt: number, notBefore?: number): void {
     this.#held.delete(key);
     if (this.#byFrame.get(h.frameId) === key) this.#byFrame.delete(h.frameId);
     clearTimeout(h.timer);
     h.unlisten();
     // A limiter failing (Redis gone) must not fail the page.
-    h.slot.release(endedAt).catch(() => {});
+    h.slot.release(endedAt, notBefore).catch(() => {});
   }
 
   /** Frame `frameId` stopped loading: whatever navigation it held has ended. */

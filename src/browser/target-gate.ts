@@ -111,7 +111,12 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
   const onPaused = (e: RequestPaused): void => {
     const url = e.request.url;
     if (e.responseStatusCode !== undefined || e.responseErrorReason !== undefined) {
-      if (pace && e.resourceType === 'Document' && (e.responseErrorReason !== undefined || NO_BODY.has(e.responseStatusCode!))) pace.slots.end(e.networkId ?? e.requestId);
+      if (pace && e.resourceType === 'Document') {
+        const key = e.networkId ?? e.requestId;
+        const status = e.responseStatusCode;
+        if (status === 429 || status === 503) pace.slots.backoff(key, e.responseHeaders?.find((h) => h.name.toLowerCase() === 'retry-after')?.value);
+        if (e.responseErrorReason !== undefined || NO_BODY.has(status!)) pace.slots.end(key);
+      }
       return void withoutSpeculationRules(channel, e);
     }
     if (o.disposed() || !HTTP.test(url) || (o.documentsElsewhere && e.resourceType === 'Document')) {

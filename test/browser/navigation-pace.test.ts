@@ -9,7 +9,7 @@ import { RobotsGate } from '../../src/gate/index.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
 import { launchChromium, newGatedContext, whenGuarded } from '../../src/browser/index.js';
 import { connectChromium } from './fixtures.js';
-import { gap, INTERVAL_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
+import { gap, INTERVAL_MS, RETRY_AFTER_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
 
 const UA = 'PaceTestBot/1.0 (+https://example.test/bot)';
 
@@ -75,6 +75,26 @@ describe.each(modes)('%s', (_mode, open) => {
       expect(gap(h.hits(h.b, '/robots.txt')[0], h.hits(h.b, '/landing')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
       // The redirect response counts against a.
       expect(gap(h.hits(h.a, '/go')[0], h.hits(h.a, '/after')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+    } finally {
+      await context.close();
+      await gate.close();
+    }
+  });
+
+  test('a 503 navigation holds its host for its Retry-After; a 204 one (no document) gives its slot back at its response', async () => {
+    const gate = paceGate();
+    const { context } = await newGatedContext(browser, gate);
+    try {
+      const page = await context.newPage();
+      await whenGuarded(page);
+      expect((await page.goto(h.url(h.a, '/busy')))?.status()).toBe(503);
+      await page.goto(h.url(h.a, '/empty')).catch(() => null); // Chromium aborts a 204 navigation
+      await page.goto(h.url(h.a, '/two'));
+      expect(gap(h.hits(h.a, '/busy')[0], h.hits(h.a, '/empty')[0])).toBeGreaterThanOrEqual(RETRY_AFTER_MS - SLACK_MS);
+      const g = gap(h.hits(h.a, '/empty')[0], h.hits(h.a, '/two')[0]);
+      expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+      // Not held until the 60 s backstop, nor until a later event.
+      expect(g).toBeLessThan(1.8 * INTERVAL_MS);
     } finally {
       await context.close();
       await gate.close();

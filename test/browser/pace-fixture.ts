@@ -6,6 +6,8 @@ import { startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../hel
 const H = '127.0.0.1';
 /** Crawl-delay: 1 (s), the interval each host asks for. */
 export const INTERVAL_MS = 1_000;
+/** The `Retry-After` of /busy (ms). */
+export const RETRY_AFTER_MS = 3_000;
 /** Clock slack between the server's stamps and the limiter's (both this process's, rounded). */
 export const SLACK_MS = 5;
 
@@ -23,6 +25,10 @@ function host(redirectTo?: () => string) {
     const path = req.url ?? '/';
     if (path === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 1\n');
     if (path === '/go' && redirectTo) return void res.writeHead(302, { location: redirectTo() }).end();
+    // Busy: come back in 3 s (Retry-After, seconds), with a page saying so.
+    if (path === '/busy') return void res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '3' }).end('<!doctype html><p>busy</p>');
+    // No content: the navigation commits no document.
+    if (path === '/empty') return void res.writeHead(204).end();
     // A stylesheet and an image from the host itself: subresources are counted, not spaced.
     res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${path}</title><link rel="stylesheet" href="/s.css"><img src="/i.png"><p>${path}</p>`);
   };
