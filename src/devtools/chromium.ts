@@ -98,20 +98,36 @@ export class Chromium extends EventEmitter<ChromiumEvents> {
     return new Chromium(child, userDataDir);
   }
 
+  private corked = false;
+
   /** Sends one message (serialised here). Dropped once the browser is gone. */
   send(message: object): void {
     if (this.exited) return;
     const into = this.child.stdio[3] as Writable;
-    into.write(JSON.stringify(message));
-    into.write('\0');
+    // The answers to a batch of paused requests are sent in one tick: one write to the pipe for
+    // all of them, not one (and one wake-up of the browser's reader) each.
+    if (!this.corked) {
+      this.corked = true;
+      into.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        into.uncork();
+      });
+    }
+    into.write(JSON.stringify(message) + '\0');
   }
 
   private onData(chunk: Buffer): void {
     let start = 0;
     for (let end = chunk.indexOf(0, start); end !== -1; end = chunk.indexOf(0, start)) {
-      this.buffered.push(chunk.subarray(start, end));
-      const text = Buffer.concat(this.buffered).toString('utf8');
-      this.buffered = [];
+      // Most messages lie within one chunk: decoded in place, without a copy.
+      let text: string;
+      if (this.buffered.length === 0) text = chunk.toString('utf8', start, end);
+      else {
+        this.buffered.push(chunk.subarray(start, end));
+        text = Buffer.concat(this.buffered).toString('utf8');
+        this.buffered = [];
+      }
       start = end + 1;
       let message: Record<string, unknown>;
       try {
