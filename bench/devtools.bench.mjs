@@ -7,12 +7,13 @@
 //   pause, no gate  the endpoint with a stand-in gate that allows everything at once: each request
 //                   still paused over the gate's session; the floor of deciding before sending
 //   endpoint        DevToolsEndpoint as `robots-gate browser` runs it, robots.txt caches warm
-// Loopback servers in this process; responses are `no-store` so the HTTP cache helps no variant.
+// The site runs in a process of its own (bench/devtools-site.mjs): served from this one, the
+// endpoint's pauses waited behind the serving of the very page they gate, which no deployment does.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import CDP from 'chrome-remote-interface';
 import { RobotsGate } from '../dist/index.js';
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../dist/browser/index.js';
@@ -27,37 +28,6 @@ const UA = 'BenchBot/1.0 (+https://bench.example/bot)';
 const ORIGINS = 5;
 const PER_ORIGIN = 10; // 50 subresources
 const ROUNDS = 40;
-
-function listen(handler) {
-  const server = http.createServer(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-const noStore = { 'cache-control': 'no-store', 'access-control-allow-origin': '*' };
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
-
-function asset(req, res) {
-  const p = req.url.split('?')[0];
-  if (p === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\nAllow: /\n');
-  if (p.endsWith('.js')) return res.writeHead(200, { ...noStore, 'content-type': 'text/javascript' }).end('window.n = (window.n || 0) + 1;');
-  if (p.endsWith('.css')) return res.writeHead(200, { ...noStore, 'content-type': 'text/css' }).end('p { margin: 0 }');
-  if (p.endsWith('.png')) return res.writeHead(200, { ...noStore, 'content-type': 'image/png' }).end(PNG);
-  res.writeHead(200, { ...noStore, 'content-type': 'application/json' }).end('{"ok":true}');
-}
-
-function pageHtml(origins) {
-  const tags = [];
-  origins.forEach((o, i) => {
-    for (let k = 0; k < PER_ORIGIN; k++) {
-      const u = `${o}/r/${i}-${k}`;
-      if (k % 4 === 0) tags.push(`<script src="${u}.js"></script>`);
-      else if (k % 4 === 1) tags.push(`<link rel="stylesheet" href="${u}.css">`);
-      else if (k % 4 === 2) tags.push(`<img src="${u}.png">`);
-      else tags.push(`<script>(window.f = window.f || []).push(fetch(${JSON.stringify(u + '.json')}).then((r) => r.text()))</script>`);
-    }
-  });
-  return `<!doctype html><html><head><title>bench</title>${tags.join('\n')}</head><body><p>bench</p></body></html>`;
-}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.9))];
@@ -93,12 +63,16 @@ async function proxyOnly() {
   const upstream = new Upstream(chromium);
   const clients = new Set();
   const domain = { handle: async () => ({}) };
+  // Target.createTarget as Chromium answers it, with nothing held.
+  const createTarget = (params, sessionId) => new Promise((resolve) => upstream.forward({ method: 'Target.createTarget', params, ...(sessionId ? { sessionId } : {}) }, resolve));
   const side = new HttpSide({
     port: 0,
     token: 'bench',
     upstream,
+    createTarget,
+    protocol: async () => ({}),
     connect: (ws, targetId) => {
-      const client = new Client({ send: (t) => ws.send(t), close: (c, r) => ws.close(c, r) }, upstream, domain, new Set());
+      const client = new Client({ send: (t) => ws.send(t), close: (c, r) => ws.close(c, r) }, upstream, domain, new Set(), createTarget);
       const queued = [];
       let open = false;
       ws.on('message', (d) => (open ? client.onText(String(d)) : queued.push(String(d))));
@@ -140,14 +114,11 @@ export async function run() {
     console.log(`skipped: no Chromium at ${DEFAULT_CHROMIUM} (apt-get install chromium)`);
     return;
   }
-  const assetServers = await Promise.all(Array.from({ length: ORIGINS }, () => listen(asset)));
-  const origins = assetServers.map((s) => `http://127.0.0.1:${s.address().port}`);
-  const html = pageHtml(origins);
-  const pageServer = await listen((req, res) => {
-    if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
-    res.writeHead(200, { ...noStore, 'content-type': 'text/html' }).end(html);
+  const site = spawn(process.execPath, [fileURLToPath(new URL('./devtools-site.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const pageUrl = await new Promise((resolve, reject) => {
+    site.stdout.once('data', (d) => resolve(String(d).trim()));
+    site.once('exit', (code) => reject(new Error(`bench/devtools-site.mjs exited (${code})`)));
   });
-  const pageUrl = `http://127.0.0.1:${pageServer.address().port}/`;
   // Each variant loads one page over and over: what is measured is gating (the navigation's slot
   // taken and given back included), not the host's interval, so the floor is off.
   const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0 });
@@ -184,6 +155,6 @@ export async function run() {
     for (const d of Object.values(drivers)) await d.close().catch(() => {});
     await Promise.all([plain.close(), proxy.close(), floor.close(), endpoint.close()]);
     await gate.close();
-    for (const s of [...assetServers, pageServer]) s.close();
+    site.kill();
   }
 }
