@@ -1,6 +1,6 @@
 // Politeness for navigations: a document request (a frame's navigation, and each of its redirect
 // hops, against its own host) that the gate allowed waits for its host's slot before it is let go,
-// and holds the slot until that document's response has ended, exactly as gate.fetch does. The
+// and holds the slot until that document's response has ended, as gate.fetch does. The
 // slot is the gate's: its RateLimiter through the one Pacer per limiter (FIFO per host, shared
 // with gate.fetch, the interceptor and the gate's robots.txt requests), so a navigation to a fresh
 // host waits its interval after the robots.txt request its decision needed. Subresources are
