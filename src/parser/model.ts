@@ -4,7 +4,7 @@
 
 import { DiagnosticLog } from './diagnostics.js';
 import { decodeBody, DEFAULT_MAX_BYTES } from './decode.js';
-import { hasDigit, userAgentLineToken } from './product-token.js';
+import { hasDigit, lineTokenExact, userAgentLineToken } from './product-token.js';
 import { Key, Leniency, tokenize, type LineHandler } from './tokenizer.js';
 import type { ParseOptions } from './types.js';
 
@@ -77,7 +77,8 @@ class ModelBuilder implements LineHandler, Model {
   private sitemapSet: Set<string> | null = null;
   readonly usage: UsageRecord[] = [];
   private current: GroupRecord | null = null;
-  private readonly lenientKinds: Leniency[] = [];
+  /** The tolerances reported for the coming directive, as bits (1 << Leniency). */
+  private lenientKinds = 0;
 
   constructor(
     readonly text: string,
@@ -87,7 +88,7 @@ class ModelBuilder implements LineHandler, Model {
   ) {}
 
   directive(key: Key, keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, line: number, lineStart: number): void {
-    if (this.lenientKinds.length) this.logLenient(keyStart, keyEnd, valueStart, valueEnd, line, lineStart);
+    if (this.lenientKinds !== 0) this.logLenient(keyStart, keyEnd, valueStart, valueEnd, line, lineStart);
     const text = this.text;
     const keyColumn = keyStart - lineStart + 1;
     const valueColumn = valueStart - lineStart + 1;
@@ -108,7 +109,8 @@ class ModelBuilder implements LineHandler, Model {
           this.current = g;
         }
         const value = text.slice(valueStart, valueEnd);
-        const { token, exact } = userAgentLineToken(value);
+        const token = userAgentLineToken(value);
+        const exact = lineTokenExact;
         g.agentValues.push(value);
         g.agentTokens.push(token);
         g.agentLines.push(line);
@@ -235,17 +237,16 @@ class ModelBuilder implements LineHandler, Model {
   lenient(kind: Leniency): void {
     // The missing-colon message quotes the value, which only `directive` (always called next) is
     // given: both are logged there, in the order they came.
-    this.lenientKinds.push(kind);
+    this.lenientKinds |= 1 << kind;
   }
 
   private logLenient(keyStart: number, keyEnd: number, valueStart: number, valueEnd: number, line: number, lineStart: number): void {
     const rawKey = this.text.slice(keyStart, keyEnd);
-    for (const kind of this.lenientKinds) {
-      if (kind === Leniency.Misspelled) this.log.add('misspelled-directive', 'warning', line, keyStart - lineStart + 1, rawKey);
-      // Neither part holds a line break, so one separates them.
-      else this.log.add('missing-colon', 'warning', line, keyEnd - lineStart + 1, `${rawKey}\n${this.text.slice(valueStart, valueEnd)}`);
-    }
-    this.lenientKinds.length = 0;
+    // In the order the tokenizer reports them: a missing colon, then a misspelling.
+    // Neither part holds a line break, so one separates them.
+    if (this.lenientKinds & (1 << Leniency.MissingColon)) this.log.add('missing-colon', 'warning', line, keyEnd - lineStart + 1, `${rawKey}\n${this.text.slice(valueStart, valueEnd)}`);
+    if (this.lenientKinds & (1 << Leniency.Misspelled)) this.log.add('misspelled-directive', 'warning', line, keyStart - lineStart + 1, rawKey);
+    this.lenientKinds = 0;
   }
 
   /** The parse is over: drop what only the parse needed. A long rule table becomes an Int32Array

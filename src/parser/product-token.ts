@@ -176,21 +176,32 @@ export function namesProduct(userAgent: string, token: string): boolean {
   return productsOf(userAgent).some((p) => p.toLowerCase() === t);
 }
 
+/** Whether the value the last {@link userAgentLineToken} call read was a token as a whole (no
+ *  diagnostic needed). Module state, so a parse builds no object per user-agent line. */
+export let lineTokenExact = false;
+
 /**
  * The token a `user-agent` line names, lower-cased: `*` for the wildcard, else the leading run of
  * letters, digits, `_` and `-` of its value (`ExampleBot/1.0`, `ExampleBot Images` and `AI2Bot` name
  * `examplebot`, `examplebot`, `ai2bot`); `''` when the value starts with any other character.
- * `exact` tells whether the whole value was a token (no diagnostic needed).
+ * Sets {@link lineTokenExact}.
  */
-export function userAgentLineToken(value: string): { token: string; exact: boolean } {
+export function userAgentLineToken(value: string): string {
   // Like Google's parser, `*` is the wildcard only alone or followed by white space (`* # all`).
   if (value.charCodeAt(0) === 42 /* * */) {
-    if (value.length === 1) return { token: '*', exact: true };
+    lineTokenExact = value.length === 1;
+    if (value.length === 1) return '*';
     const c = value.charCodeAt(1);
-    if (c === 32 || c === 9) return { token: '*', exact: false };
-    return { token: '', exact: false };
+    return c === 32 || c === 9 ? '*' : '';
   }
   let end = 0;
-  while (end < value.length && isTokenChar(value.charCodeAt(end))) end++;
-  return { token: value.slice(0, end).toLowerCase(), exact: end === value.length };
+  let upper = false;
+  for (; end < value.length; end++) {
+    const c = value.charCodeAt(end);
+    if (!isTokenChar(c)) break;
+    if (c >= 65 && c <= 90) upper = true;
+  }
+  lineTokenExact = end === value.length;
+  const token = end === value.length ? value : value.slice(0, end);
+  return upper ? token.toLowerCase() : token;
 }

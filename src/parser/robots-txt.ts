@@ -180,15 +180,15 @@ class ParsedRobotsTxt implements RobotsTxt {
   }
 
   private buildPolicy(token: string): Policy {
-    for (const wanted of token === '' ? ['*'] : [token, '*']) {
-      const pairs = this.named(wanted);
-      // §2.2.1: the groups naming the crawler merge; only if none does, the `*` groups (merged) apply.
+    // §2.2.1: the groups naming the crawler merge; only if none does, the `*` groups (merged) apply.
+    if (token !== '') {
+      const pairs = this.named(token);
       if (pairs) return this.makePolicy(pairs);
       // A name no group mentions gets the `*` policy itself: one object for every such name, however
       // many a caller (or whoever picks its User-Agent strings) tries.
-      if (wanted !== '*') return this.tokenPolicy('');
+      return this.tokenPolicy('');
     }
-    return this.makePolicy(NO_PAIRS);
+    return this.makePolicy(this.named('*') ?? NO_PAIRS);
   }
 
   /** The policy of the merged groups in `pairs` ([group, index of the user-agent line naming it, ...]). */

@@ -71,7 +71,7 @@ describe('NUL bytes', () => {
   });
 
   it('end the rule in a file with non-ASCII text too (bytes in: the NUL is looked for in the octets)', () => {
-    const r = parseRobotsTxt(bytes('# Zugriff für alle – außer\nUser-agent: *\nDisallow: /privé', [0], 'junk\n'));
+    const r = parseRobotsTxt(bytes('# Zugriff für alle – außer ' + 'x'.repeat(5000) + '\nUser-agent: *\nDisallow: /privé', [0], 'junk\n'));
     expect(r.check('/priv%C3%A9/x', 'Bot').rule).toEqual({ type: 'disallow', pattern: '/privé', line: 3 });
     expect(r.isAllowed('/priv%C3%A9junk', 'Bot')).toBe(false);
     expect(r.diagnostics.filter((d) => d.code === 'nul-byte').map((d) => [d.line, d.column])).toEqual([[3, 17]]);
