@@ -17,7 +17,7 @@ const record = (origin: string, body: string | undefined): PolicyRecord => ({
 });
 
 describe('MemoryPolicyStore', () => {
-  it('gives back every body exactly as it was set: BOM, characters past U+00FF, lone surrogates, none', async () => {
+  it('gives back every body exactly as it was set: BOM, characters past U+00FF, lone surrogates, long or short, none', async () => {
     const store = new MemoryPolicyStore();
     const long = 'User-agent: *\nDisallow: /private/\n'.repeat(20);
     const bodies = [
@@ -25,6 +25,10 @@ describe('MemoryPolicyStore', () => {
       long + '# emoji 🤖 and a lone surrogate \uD800 here\n',
       long + '# Latin-1 only: café\n',
       'User-agent: *\nDisallow: /–\n',
+      // Long enough to be kept deflated.
+      '\uFEFF' + long.repeat(20) + '# 検索 – außer\n',
+      long.repeat(20) + '# café\n',
+      long.repeat(20) + '# lone \uDC00 surrogate\n',
       '',
       undefined,
     ];
@@ -39,7 +43,7 @@ describe('MemoryPolicyStore', () => {
     expect((await store.get('https://sf.example'))?.body).toBe(bodies[0]);
   });
 
-  it('keeps a text with characters past U+00FF in about its UTF-8 size, not 2 bytes a character', async () => {
+  it('keeps a long body in much less than its size, and a short one with characters past U+00FF in about its UTF-8 size', async () => {
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
     const heap = () => {
@@ -61,5 +65,13 @@ describe('MemoryPolicyStore', () => {
     // As a two-byte string the body alone would be 2 × its characters (about 2 × utf8 here).
     expect(perRecord).toBeLessThan(1.4 * utf8);
     expect((await store.get('https://h7.example'))?.body).toBe(text(7));
+
+    const longText = (i: number) => `# ${i}\n` + 'User-agent: *\nDisallow: /private/path/\n'.repeat(400);
+    const longStore = new MemoryPolicyStore({ maxOrigins: n });
+    const start = heap();
+    for (let i = 0; i < n; i++) await longStore.set(record(`https://l${i}.example`, decoder.decode(new TextEncoder().encode(longText(i)))));
+    // A one-byte string would take its length in bytes (about 15,600 here).
+    expect((heap() - start) / n).toBeLessThan(0.5 * longText(0).length);
+    expect((await longStore.get('https://l9.example'))?.body).toBe(longText(9));
   });
 });
