@@ -244,7 +244,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         ...(recheckAfterMs !== undefined ? { maxAgeMs: recheckAfterMs, minAgeMs: Math.min(recheckAfterMs, 60_000) } : {}),
         ...(opts.override.length ? { override: opts.override } : {}),
         ...(overrideIntervalMs !== undefined ? { overrideIntervalMs } : {}),
-        ...(fleet ? { store: fleet.store } : {}),
+        // A fleet's robots.txt requests take the shared slots too (its frontier's leases are
+        // this limiter's: the ones sent for a taken URL go under its lease).
+        ...(fleet ? { store: fleet.store, limiter: fleet.limiter } : {}),
         ...(opts.purpose !== undefined ? { purpose: opts.purpose as Purpose } : {}),
       });
     } catch (err) {

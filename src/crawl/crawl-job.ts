@@ -6,7 +6,7 @@ import type { Decision, PolicyChange } from '../gate/types.js';
 import { DocumentPlacementError, OutputWriteError, saveDocument } from './document-store.js';
 import type { TakenItem, WaitReason } from '../politeness/types.js';
 import { defaultLimiter, pacerFor, type Pacer } from '../politeness/pacer.js';
-import type { PolicyRecord } from '../stores/types.js';
+import type { Lease, PolicyRecord } from '../stores/types.js';
 import { retryAfterMs } from '../politeness/retry-after.js';
 import { UsageCheck, type TdmRepCopy } from './usage-check.js';
 import type { DocumentTransport } from './types.js';
@@ -221,7 +221,7 @@ export class CrawlJob {
     // The check may send this host's robots.txt request: the rows recorded so far go first.
     this.o.audit.flush?.(host);
     try {
-      decision = await gate.check(url);
+      decision = await gate.check(url, this.under(t));
     } catch (err) {
       this.log.write({ url, host, ...this.via(url), startMs: checkedAt, endMs: Date.now(), outcome: 'error', reason: 'check-failed', error: errText(err), final: true, attempt: t.item.attempt });
       await frontier.fail(t, Date.now(), { notSent: true });
@@ -242,7 +242,7 @@ export class CrawlJob {
     // the host's interval (and the ETA counts only what will be sent).
     if (this.changedHosts.delete(host) || !this.visited.has(host)) {
       this.visited.add(host);
-      await this.reEvaluate(host);
+      await this.reEvaluate(host, t);
     }
     // The attempt starts once decided: a robots.txt fetch made by the check is not part of it,
     // so a policy-change boundary always falls before the attempts it governs.
@@ -261,7 +261,7 @@ export class CrawlJob {
 
     let tdm: TdmRepCopy | null = null;
     if (this.usage.purpose !== undefined) {
-      const read = await this.tdmReps.read(t, decision, this.interval(t, crawlDelaySeconds, underOverride));
+      const read = await this.tdmReps.read(t, decision, this.interval(t, crawlDelaySeconds, underOverride), this.under(t)?.lease);
       if (read === undefined) {
         // Interrupted while waiting for the slot: nothing was sent; --resume tries the URL again.
         await frontier.fail(t, Date.now(), { notSent: true });
@@ -284,7 +284,7 @@ export class CrawlJob {
     const interval = this.interval(t, crawlDelaySeconds, underOverride);
     let slot;
     try {
-      slot = await this.pacer.take(host, interval, this.o.signal, url);
+      slot = await this.pacer.take(host, interval, this.o.signal, url, this.under(t)?.lease);
     } catch {
       // Interrupted while waiting: nothing was sent; --resume tries the URL again.
       await frontier.fail(t, Date.now(), { notSent: true });
@@ -344,7 +344,7 @@ export class CrawlJob {
 
     // A 3xx the transport left to us: its target is a request of its own, gated and spaced by
     // its own host's politeness like any other.
-    if (result.redirectTo && !retry) await this.scheduleRedirect(url, result.redirectTo, (this.redirects.get(url)?.depth ?? 0) + 1, true);
+    if (result.redirectTo && !retry) await this.scheduleRedirect(url, result.redirectTo, (this.redirects.get(url)?.depth ?? 0) + 1, t);
 
     const sent = result.hops.some((h) => !h.blocked);
     // The host's interval runs from its last response, a rendered page's subresources included.
@@ -359,6 +359,12 @@ export class CrawlJob {
     } else {
       await frontier.complete(t, endedAt, sent ? undefined : { notSent: true });
     }
+  }
+
+  /** For a frontier whose leases are the limiter's (a fleet's): `t`'s requests go under its lease,
+   *  robots.txt ones included, since a second slot on the host would wait for the lease held. */
+  private under(t: TakenItem): { lease: Lease } | undefined {
+    return this.o.frontier.limiterLeases ? { lease: t.lease } : undefined;
   }
 
   /** The interval to keep before sending `t`: the frontier's (it drew the jitter), or for the
@@ -402,14 +408,14 @@ export class CrawlJob {
 
   /** After a policy change: put every queued URL of the host to the new policy now; those it
    *  disallows are recorded as blocked (stamped with the new policy) and leave the queue. */
-  private async reEvaluate(host: string): Promise<void> {
+  private async reEvaluate(host: string, t: TakenItem): Promise<void> {
     const pending = await this.o.frontier.pending(host);
     // Not told by expect(): the host's queue, plus the URL in hand, is what is left of it.
     if (!this.expected) this.log.host(host).remaining = pending.length + 1;
     const removed: string[] = [];
     for (const p of pending) {
       const at = Date.now();
-      const d = await this.o.gate.check(p.url);
+      const d = await this.o.gate.check(p.url, this.under(t));
       if (d.allowed) continue;
       this.log.write({ url: p.url, host, ...this.via(p.url), startMs: at, endMs: Date.now(), decision: d, outcome: 'blocked', final: true, attempt: p.attempt });
       removed.push(p.url);
@@ -448,9 +454,9 @@ export class CrawlJob {
     return r ? { kind: 'redirect', parentUrl: r.parent } : { kind: 'page', parentUrl: null };
   }
 
-  /** `leased`: the 3xx came from `from` in this job and its host is still leased to us (so no
-   *  other take can hand the target out while it is decided here). */
-  private async scheduleRedirect(from: string, target: string, depth: number, leased = false): Promise<void> {
+  /** `leased`: the item whose 3xx this is, its host still leased to us (so no other take can
+   *  hand the target out while it is decided here). */
+  private async scheduleRedirect(from: string, target: string, depth: number, leased?: TakenItem): Promise<void> {
     if (depth > this.o.maxRedirects) return; // the 3xx row is the record; the chain stops here
     let u: URL;
     try {
@@ -474,7 +480,7 @@ export class CrawlJob {
     // sends nothing, so it must not wait out the host's interval in the queue to be marked blocked.
     if (leased && u.origin === safeOrigin(from)) {
       const at = Date.now();
-      const d = await this.o.gate.check(href);
+      const d = await this.o.gate.check(href, this.under(leased));
       if (d.allowed) return;
       this.log.write({ url: href, host: u.host, kind: 'redirect', parentUrl: from, startMs: at, endMs: Date.now(), decision: d, outcome: 'blocked', final: true, attempt: 1 });
       await this.o.frontier.remove(u.host, [href]);

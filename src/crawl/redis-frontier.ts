@@ -14,7 +14,10 @@
 //   counts      HASH  queued, inflight, done
 // and the host's politeness state is the rate limiter's own hash `<prefix>lim:<host>` (see
 // stores/redis-rate-limiter.ts): a URL's lease and its host's lease are one token with one
-// expiry, so a RedisRateLimiter user and the frontier keep the same interval for a host.
+// expiry, so a RedisRateLimiter user and the frontier keep the same interval for a host. The
+// requests a worker sends under a lease (the robots.txt request its check makes, then the page)
+// take no second slot: they ask the limiter `within` the lease's token, and each one's end
+// moves the host's `ended`, which a notSent release leaves as it is.
 //
 // Each operation is one Lua script, so it is atomic fleet-wide, and idempotent on its token so
 // that a command resent after a lost connection does nothing twice. Times inside the scripts
@@ -171,6 +174,7 @@ for _ = 1, 16 do
       end
       local lim = L .. 'lim:' .. host
       if ended then redis.call('HSET', lim, 'ended', ended) end
+      redis.call('HDEL', lim, 'sub', 'subuntil')
       redis.call('HSET', lim, 'token', token, 'until', now + leaseMs, 'granted', now, 'iv', iv)
       redis.call('PEXPIRE', lim, leaseMs + iv + keepMs)
       redis.call('ZREM', R .. 'ready', host)
@@ -208,7 +212,7 @@ if h[1] == token then
   local nb = tonumber(h[3]) or 0
   local backoff = tonumber(ARGV[7])
   if backoff >= 0 and now + backoff > nb then nb = now + backoff end
-  redis.call('HDEL', lim, 'token', 'until', 'granted')
+  redis.call('HDEL', lim, 'token', 'until', 'granted', 'sub', 'subuntil')
   redis.call('HSET', lim, 'nb', nb)
   if ARGV[10] ~= '1' then
     -- The worker measured the age before sending this, so 'now - age' is never before the
@@ -216,6 +220,9 @@ if h[1] == token then
     local ended = now - math.max(0, tonumber(ARGV[6]))
     local granted = tonumber(h[2]) or ended
     if ended < granted then ended = granted end
+    -- Requests sent under this lease (robots.txt, the page) moved 'ended' already: never back.
+    local known = tonumber(h[4]) or 0
+    if ended < known then ended = known end
     redis.call('HSET', lim, 'ended', ended)
     redis.call('HSET', R .. 'hp:' .. host, 'jf', ARGV[9])
   end
@@ -358,6 +365,8 @@ export function createRedisFrontier(connection: RedisConnection, options: RedisF
  * call waits and retries (see RedisConnection): nothing is taken, so nothing is sent.
  */
 export class RedisFrontier implements Frontier {
+  /** A take's lease is the RedisRateLimiter's lease on the host (the same hash). */
+  readonly limiterLeases = true;
   private readonly R: string;
   private readonly L: string;
   private readonly worker: string;

@@ -4,6 +4,7 @@ import type { AuditSink } from '../audit/types.js';
 import type { Decision } from '../gate/types.js';
 import type { Pacer } from '../politeness/pacer.js';
 import type { TakenItem, WaitReason } from '../politeness/types.js';
+import type { Lease } from '../stores/types.js';
 import { parseTdmRep } from '../usage/index.js';
 import { hopRow, type AttemptLog } from './attempt-log.js';
 import type { CrawlGate, DocumentTransport } from './types.js';
@@ -29,11 +30,13 @@ export class TdmRepReader {
    * the transport (so gated, and audited as a row of kind `tdmrep`) in the slot of the URL in hand.
    * The document request after it keeps the host's interval from it, as after a robots.txt request.
    * @param interval the interval (ms) to keep before this request, as for the document request.
+   * @param lease the URL's lease, when the frontier's leases are the limiter's: the request (and
+   *   a robots.txt request its check makes) goes under it.
    * @returns the copy, and when its request ended (epoch ms; undefined: none was sent, the copy
    *   was known or every hop was blocked); undefined when the signal aborted the wait for the slot
    *   (nothing was sent).
    */
-  async read(t: TakenItem, decision: Decision, interval: { ms: number; reason: WaitReason }): Promise<{ copy: TdmRepCopy; endedAt: number | undefined } | undefined> {
+  async read(t: TakenItem, decision: Decision, interval: { ms: number; reason: WaitReason }, lease?: Lease): Promise<{ copy: TdmRepCopy; endedAt: number | undefined } | undefined> {
     const origin = decision.origin;
     const known = this.copies.get(origin);
     if (known !== undefined) return { copy: known, endedAt: undefined };
@@ -42,10 +45,10 @@ export class TdmRepReader {
     // after it takes the slot again, so it keeps the interval after this one.
     // Decided before the slot is taken: a check that refetched robots.txt then would wait for the
     // very slot this request holds.
-    const own = await this.d.gate.check(url).catch(() => undefined);
+    const own = await this.d.gate.check(url, lease ? { lease } : undefined).catch(() => undefined);
     let slot;
     try {
-      slot = await this.d.pacer.take(t.item.host, interval, this.d.signal, url);
+      slot = await this.d.pacer.take(t.item.host, interval, this.d.signal, url, lease);
     } catch {
       return undefined;
     }

@@ -2,7 +2,7 @@
 // an HTTP implementation here and a browser one elsewhere), and the gate as the crawl sees it.
 // Times are milliseconds since the epoch unless a name says otherwise.
 import type { Decision, PolicyChange } from '../gate/types.js';
-import type { PolicyRecord, RateLimiter } from '../stores/types.js';
+import type { Lease, PolicyRecord, RateLimiter } from '../stores/types.js';
 
 /** One request of a document fetch: the URL asked for, or a redirect hop after it. */
 export interface Hop {
@@ -66,7 +66,8 @@ export interface CrawlGate {
   readonly userAgent?: string;
   /** The gate's limiter (RobotsGate has one): the crawl takes each host's slot from it. */
   readonly limiter?: RateLimiter;
-  check(url: string): Promise<Decision>;
+  /** `options.lease`: the host's lease the crawl holds on `limiter` (RobotsGate's CheckOptions). */
+  check(url: string, options?: { lease?: Lease }): Promise<Decision>;
   isUnderOverride(host: string): boolean | Promise<boolean>;
   /** 'policy': a robots.txt was fetched (its text goes into the audit).
    *  'policy-change': its sha256 changed from the copy seen before. */

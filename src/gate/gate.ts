@@ -10,7 +10,7 @@ import { fetchRobotsTxt } from '../fetcher/robots-fetcher.js';
 import { createResolvingAgent } from '../fetcher/resolving-agent.js';
 import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js';
 import { MemoryPolicyStore } from '../stores/memory-policy-store.js';
-import type { PolicyRecord, PolicyStore, RateLimiter } from '../stores/types.js';
+import type { Lease, PolicyRecord, PolicyStore, RateLimiter } from '../stores/types.js';
 import { defaultLimiter, type Cancellation } from '../politeness/pacer.js';
 import type { Interval } from '../politeness/interval.js';
 import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
@@ -49,6 +49,12 @@ interface Entry {
 export interface CheckOptions {
   /** Aborts the wait for robots.txt (this caller only: the fetch goes on for the others). */
   signal?: AbortSignal;
+  /** A lease on the URL's host that the caller holds on this gate's `limiter` (a fleet frontier's
+   *  take): a robots.txt request this check sends to that host goes under it (spaced, counted,
+   *  its end moving the host's clock) rather than waiting for the slot the caller holds. Hops to
+   *  other hosts take their own slots. A check that joins a load already in flight for the origin
+   *  waits for that load as it is. */
+  lease?: Lease;
 }
 
 /** The gate's own Agent: an idle connection is kept at most 5 s, whatever the server's Keep-Alive
@@ -162,10 +168,10 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
    * @throws (rejects) TypeError naming a malformed URL; UnsupportedSchemeError for other schemes.
    */
   check(url: string | URL, options?: CheckOptions): Promise<Decision> {
-    return this.#check(url, options?.signal, undefined);
+    return this.#check(url, options?.signal, undefined, options?.lease);
   }
 
-  #check(url: string | URL, signal: Cancellation | undefined, via: Dispatcher.Dispatch | undefined): Promise<Decision> {
+  #check(url: string | URL, signal: Cancellation | undefined, via: Dispatcher.Dispatch | undefined, lease?: Lease): Promise<Decision> {
     let href: string;
     let origin: string;
     let hostname: string;
@@ -203,7 +209,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       return Promise.resolve(this.#decide(entry, href, origin, hostname, pathQuery));
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const loaded = this.#load(origin, hostname, false, via).then((e) => this.#decide(e, href, origin, hostname, pathQuery));
+    const loaded = this.#load(origin, hostname, false, via, lease).then((e) => this.#decide(e, href, origin, hostname, pathQuery));
     return signal ? unlessAborted(loaded, signal) : loaded;
   }
 
@@ -384,9 +390,10 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     this.emit('override', host);
   }
 
-  /** Load `origin` once however many callers ask; `force` refetches even a fresh copy. */
-  /** @param via the dispatch function robots.txt goes through (the interceptor's), else the gate's. */
-  #load(origin: string, hostname: string, force: boolean, via: Dispatcher.Dispatch | undefined): Promise<Entry> {
+  /** Load `origin` once however many callers ask; `force` refetches even a fresh copy.
+   *  @param via the dispatch function robots.txt goes through (the interceptor's), else the gate's.
+   *  @param lease the starting caller's lease on the host (CheckOptions.lease). */
+  #load(origin: string, hostname: string, force: boolean, via: Dispatcher.Dispatch | undefined, lease?: Lease): Promise<Entry> {
     const inFlight = this.#flights.get(origin);
     if (inFlight !== undefined && !force) return inFlight;
     const flight = (async () => {
@@ -400,7 +407,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       if (!force && stored !== undefined && stored.expiresAt > Date.now()) return this.#install(stored, seen);
       const record = (await this.#store.singleFlight(
         origin,
-        () => this.#fetchRecord(origin, force, local?.record, stored, via),
+        () => this.#fetchRecord(origin, force, local?.record, stored, via, lease),
         this.#o.timeoutMs * 2,
       )) as GatePolicyRecord;
       return this.#install(record, seen);
@@ -419,6 +426,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     local: GatePolicyRecord | undefined,
     stored: GatePolicyRecord | undefined,
     via: Dispatcher.Dispatch | undefined,
+    lease: Lease | undefined,
   ): Promise<GatePolicyRecord> {
     let previous = newest(withBody(local, stored), stored);
     if (!force) {
@@ -429,7 +437,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     }
     const result = await fetchRobotsTxt(origin, {
       // robots.txt requests take their host's slot too (each redirect hop its own host's).
-      dispatcher: via ? this.#pol.robotsVia(via) : this.#robotsDispatcher,
+      dispatcher: this.#pol.under(via ? this.#pol.robotsVia(via) : this.#robotsDispatcher, lease),
       userAgent: this.userAgent,
       timeoutMs: this.#o.timeoutMs,
       maxBytes: this.#o.maxBytes,

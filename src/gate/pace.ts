@@ -9,11 +9,25 @@ import type { Dispatcher } from 'undici';
 import { kRobotsClock, type RobotsFetchClock } from '../fetcher/robots-fetcher.js';
 import type { Interval } from '../politeness/interval.js';
 import type { Cancellation, Pacer, Slot } from '../politeness/pacer.js';
+import type { Lease } from '../stores/types.js';
 import { retryAfterMs } from '../politeness/retry-after.js';
 
 /** Marks a request that holds its host's slot already: a pacing step below (a gate's interceptor
  *  in the dispatcher gate.fetch sends through) must not wait for the slot a second time. */
 export const kPaced: unique symbol = Symbol.for('robots-gate.paced') as never;
+
+/** Carries the lease a request is sent under (CheckOptions.lease) down to the pacing step. */
+const kWithin: unique symbol = Symbol('robots-gate.within') as never;
+
+/** An interceptor that marks each request as sent under `lease` (on that lease's host only). */
+export function withLease(lease: Lease): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts, handler) => dispatch({ ...opts, [kWithin]: lease } as Dispatcher.DispatchOptions, handler);
+}
+
+/** The lease a request is sent under, if any. */
+export function leaseOf(opts: Dispatcher.DispatchOptions): Lease | undefined {
+  return (opts as unknown as Record<symbol, Lease | undefined>)[kWithin];
+}
 
 /** Did a pacing step above send this request? */
 export function isPaced(opts: Dispatcher.DispatchOptions): boolean {
@@ -30,6 +44,8 @@ export interface PaceTerms {
   /** The politeness key (`URL.host`). */
   readonly host: string;
   readonly url: string;
+  /** The caller's lease on this host: the request goes under it (Pacer.take's `within`). */
+  readonly within?: Lease | undefined;
   /** The host's interval now (drawn once: the jitter of this gap). */
   interval(): Interval;
   /** Back-off after a 429/503 ending at `endedAt` (ms since epoch): when the host opens again. */
@@ -160,7 +176,7 @@ export function dispatchPaced(
   before?: (signal: Cancellation) => Promise<Dispatcher.DispatchOptions>,
 ): boolean {
   if (terms === undefined && before === undefined) return dispatch(opts, handler);
-  if (before === undefined) {
+  if (before === undefined && terms!.within === undefined) {
     // The common case for a warm host: its slot is open now; no wait, no stand-in controller.
     const slot = terms!.pacer.takeNow(terms!.host, terms!.interval());
     if (slot !== undefined) {
@@ -201,7 +217,7 @@ export function dispatchPaced(
     clock?.pause();
     let slot: Slot;
     try {
-      slot = await terms.pacer.take(terms.host, terms.interval(), wait, terms.url);
+      slot = await terms.pacer.take(terms.host, terms.interval(), wait, terms.url, terms.within);
     } finally {
       clock?.resume();
     }

@@ -5,11 +5,11 @@ import { domainToASCII } from 'node:url';
 import { Dispatcher } from 'undici';
 import { hostInterval, type Interval, type IntervalTerms } from '../politeness/interval.js';
 import { pacerFor, type Cancellation, type Pacer } from '../politeness/pacer.js';
-import type { RateLimiter } from '../stores/types.js';
+import type { Lease, RateLimiter } from '../stores/types.js';
 import { InvalidOptionError } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 import type { Decision } from './types.js';
-import { backoffUntil, dispatchPaced, isPaced, type PaceTerms } from './pace.js';
+import { backoffUntil, dispatchPaced, isPaced, leaseOf, withLease, type PaceTerms } from './pace.js';
 
 /** What the politeness side asks the gate about a host. */
 export interface HostLookup {
@@ -114,7 +114,7 @@ export class GatePoliteness {
   }
 
   /** How a request to `origin` + `path` waits; undefined when it does not (exempt). */
-  terms(origin: string, path: string, force = false): PaceTerms | undefined {
+  terms(origin: string, path: string, force = false, lease?: Lease): PaceTerms | undefined {
     let u = this.#origins.get(origin);
     if (u === undefined) {
       try {
@@ -133,6 +133,7 @@ export class GatePoliteness {
       pacer: this.pacer,
       host: u.host,
       url,
+      within: lease !== undefined && lease.host === u.host ? lease : undefined,
       interval: () => this.interval(u!.origin, u!.hostname),
       backoff: (retryAfter, endedAt) => backoffUntil(retryAfter, endedAt, this.#o.defaultBackoffMs, this.#o.maxBackoffMs),
     };
@@ -145,8 +146,13 @@ export class GatePoliteness {
       (opts, handler) => {
         if (isPaced(opts)) return dispatch(opts, handler);
         const origin = typeof opts.origin === 'string' ? opts.origin : String(opts.origin);
-        return dispatchPaced(dispatch, opts, handler, this.terms(origin, opts.path, force));
+        return dispatchPaced(dispatch, opts, handler, this.terms(origin, opts.path, force, leaseOf(opts)));
       };
+  }
+
+  /** `paced` (one of the dispatchers above), its requests to `lease`'s host sent under that lease. */
+  under(paced: Dispatcher, lease: Lease | undefined): Dispatcher {
+    return lease === undefined ? paced : paced.compose(withLease(lease));
   }
 
   /** The dispatcher for robots.txt requests that travel the way `dispatch` sends (the one the

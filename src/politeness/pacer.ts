@@ -79,10 +79,14 @@ export class Pacer {
   /**
    * Wait for `host`'s slot: no request to it in flight (anywhere the limiter reaches) and
    * `interval.ms` since its last response ended, later after a back-off. FIFO per host here.
+   * @param within the host's lease the caller holds on this limiter (a fleet frontier's take):
+   *   the request goes under it (see RateLimiter.tryAcquire), outside the FIFO, whose waiters
+   *   may be waiting for that very lease.
    * @throws (rejects) the signal's reason when `signal` aborts first: nothing is held then.
    */
-  take(host: string, interval: Interval, signal?: Cancellation, url?: string): Promise<Slot> {
+  take(host: string, interval: Interval, signal?: Cancellation, url?: string, within?: Lease): Promise<Slot> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    if (within !== undefined) return this.#takeWithin(host, interval, signal, url, within);
     return new Promise<Slot>((resolve, reject) => {
       const w: Waiter = { interval, url, signal, since: Date.now(), resolve, reject, done: false, waited: false };
       let q = this.#queues.get(host);
@@ -138,6 +142,34 @@ export class Pacer {
     if (r.ok) await this.limiter.release(r.lease, endedAt);
   }
 
+  async #takeWithin(host: string, interval: Interval, signal: Cancellation | undefined, url: string | undefined, within: Lease): Promise<Slot> {
+    const since = Date.now();
+    let waited = false;
+    for (;;) {
+      const r = await this.limiter.tryAcquire(host, interval.ms, this.leaseMs, within);
+      if (r.ok) {
+        const lease = r.lease;
+        if (signal?.aborted) {
+          await this.limiter.release(lease, Date.now()).catch(() => {});
+          throw signal.reason;
+        }
+        const waitedMs = Date.now() - since;
+        if (waited) this.#publishWait(host, interval, since, waitedMs, url);
+        return { lease, waitedMs, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
+      }
+      waited = true;
+      await sleepUntil(r.retryAt, signal);
+    }
+  }
+
+  #publishWait(host: string, interval: Interval, since: number, waitedMs: number, url: string | undefined): void {
+    if (!waitChannel.hasSubscribers) return;
+    const nb = this.#notBefore.get(host);
+    const reason: WaitReason = nb !== undefined && nb > since ? 'backoff' : interval.reason;
+    const ev: WaitEvent = { host, intervalMs: interval.ms, reason, waitedMs, ...(url !== undefined ? { url } : {}) };
+    waitChannel.publish(ev);
+  }
+
   async #pump(host: string, q: HostQueue): Promise<void> {
     while (q.waiters.length > 0) {
       const w = q.waiters[0]!;
@@ -165,12 +197,7 @@ export class Pacer {
         q.waiters.shift();
         w.done = true;
         const waitedMs = Date.now() - w.since;
-        if (w.waited && waitChannel.hasSubscribers) {
-          const nb = this.#notBefore.get(host);
-          const reason: WaitReason = nb !== undefined && nb > w.since ? 'backoff' : w.interval.reason;
-          const ev: WaitEvent = { host, intervalMs: w.interval.ms, reason, waitedMs, ...(w.url !== undefined ? { url: w.url } : {}) };
-          waitChannel.publish(ev);
-        }
+        if (w.waited) this.#publishWait(host, w.interval, w.since, waitedMs, w.url);
         const lease = r.lease;
         const slot: Slot = { lease, waitedMs, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
         w.resolve(slot);
@@ -203,6 +230,22 @@ export class Pacer {
       this.#queues.get(host)?.wake?.();
     }
   }
+}
+
+/** Resolve at `at` (ms since epoch), or reject with the signal's reason when it aborts first. */
+function sleepUntil(at: number, signal: Cancellation | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 const pacers = new WeakMap<RateLimiter, Pacer>();

@@ -104,6 +104,11 @@ export interface Frontier {
   /** True when nothing is queued and nothing is in flight. */
   isDrained(): Promise<boolean>;
   close(): Promise<void>;
+  /** True when a taken item's lease is the rate limiter's own lease on its host (RedisFrontier
+   *  over the limiter's Redis and prefix): what is sent for the item (its robots.txt request, the
+   *  page) asks the limiter `within` that lease instead of for a second slot, which would wait for
+   *  the lease held. Absent: the item's requests take the host's slot from the limiter anew. */
+  readonly limiterLeases?: boolean;
 }
 
 /** Options shared by frontier implementations. */

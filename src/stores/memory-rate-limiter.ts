@@ -11,6 +11,10 @@ interface HostSlot {
   lastEndedAt: number | undefined;
   /** Retry-After back-off, ms since epoch. */
   notBefore: number;
+  /** Token of a request in flight under the lease in flight (see `within`), if any. */
+  sub: string | undefined;
+  /** When that request stops counting, ms since epoch. */
+  subExpiresAt: number;
 }
 
 /** Per-host politeness leases held in memory. `now` is injectable for tests. */
@@ -20,18 +24,19 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async tryAcquire(host: string, intervalMs: number, leaseMs: number): Promise<AcquireResult> {
-    return this.tryAcquireSync(host, intervalMs, leaseMs);
+  async tryAcquire(host: string, intervalMs: number, leaseMs: number, within?: Lease): Promise<AcquireResult> {
+    return this.tryAcquireSync(host, intervalMs, leaseMs, within);
   }
 
   /** `tryAcquire` without the promise: a warm request on an open slot pays no extra tick. */
-  tryAcquireSync(host: string, intervalMs: number, leaseMs: number): AcquireResult {
+  tryAcquireSync(host: string, intervalMs: number, leaseMs: number, within?: Lease): AcquireResult {
     const now = this.now();
     let slot = this.slots.get(host);
     if (!slot) {
-      slot = { token: undefined, leaseExpiresAt: 0, lastEndedAt: undefined, notBefore: 0 };
+      slot = { token: undefined, leaseExpiresAt: 0, lastEndedAt: undefined, notBefore: 0, sub: undefined, subExpiresAt: 0 };
       this.slots.set(host, slot);
     }
+    if (within !== undefined && slot.token === within.token && now < slot.leaseExpiresAt) return this.under(slot, host, intervalMs, leaseMs, now);
     if (slot.token !== undefined) {
       if (now < slot.leaseExpiresAt) {
         // In flight: the earliest the host can open is the interval after a release that has
@@ -41,6 +46,7 @@ export class MemoryRateLimiter implements RateLimiter {
       // The holder never released: its request is presumed ended when the lease expired.
       slot.lastEndedAt = slot.leaseExpiresAt;
       slot.token = undefined;
+      slot.sub = undefined;
     }
     const readyAt = Math.max(slot.lastEndedAt === undefined ? 0 : slot.lastEndedAt + intervalMs, slot.notBefore);
     if (readyAt > now) return { ok: false, retryAt: readyAt };
@@ -50,10 +56,30 @@ export class MemoryRateLimiter implements RateLimiter {
     return { ok: true, lease: { host, token, grantedAt: now } };
   }
 
+  /** A request under the lease in flight: one at a time, spaced like any other. */
+  private under(slot: HostSlot, host: string, intervalMs: number, leaseMs: number, now: number): AcquireResult {
+    if (slot.sub !== undefined) {
+      if (now < slot.subExpiresAt) return { ok: false, retryAt: Math.min(now + Math.max(intervalMs, 1), slot.subExpiresAt) };
+      if (slot.lastEndedAt === undefined || slot.subExpiresAt > slot.lastEndedAt) slot.lastEndedAt = slot.subExpiresAt;
+      slot.sub = undefined;
+    }
+    const readyAt = Math.max(slot.lastEndedAt === undefined ? 0 : slot.lastEndedAt + intervalMs, slot.notBefore);
+    if (readyAt > now) return { ok: false, retryAt: readyAt };
+    const token = `${process.pid}-${++this.tokens}`;
+    slot.sub = token;
+    slot.subExpiresAt = now + leaseMs;
+    return { ok: true, lease: { host, token, grantedAt: now } };
+  }
+
   async release(lease: Lease, endedAt: number, notBefore?: number): Promise<void> {
     const slot = this.slots.get(lease.host);
-    if (!slot || slot.token !== lease.token) return; // expired and taken over: not ours any more
-    slot.token = undefined;
+    if (!slot) return;
+    if (slot.token === lease.token) {
+      slot.token = undefined;
+      slot.sub = undefined;
+    } else if (slot.sub !== undefined && slot.sub === lease.token) {
+      slot.sub = undefined;
+    } else return; // expired and taken over: not ours any more
     // Never earlier than an end already known: a seed from an earlier run must not undo this one.
     if (slot.lastEndedAt === undefined || endedAt > slot.lastEndedAt) slot.lastEndedAt = endedAt;
     if (notBefore !== undefined && notBefore > slot.notBefore) slot.notBefore = notBefore;

@@ -7,6 +7,9 @@
 //   ended     when the last response from the host ended                      ms, Redis clock
 //   nb        not before: Retry-After back-off                                  ms, Redis clock
 //   iv        the interval asked for at the last grant (ms), to size the key's expiry
+//   sub       the token of a request in flight under the lease in flight (a fleet frontier's
+//             take sends robots.txt and the page under one lease: see `within`)
+//   subuntil  when that request stops counting if never released                   ms, Redis clock
 //
 // All times come from Redis `TIME`, never from the workers' clocks, so workers on machines
 // whose clocks disagree still keep one host's interval. A worker's own times cross the wire
@@ -16,14 +19,31 @@ import { randomUUID } from 'node:crypto';
 import type { AcquireResult, Lease, RateLimiter } from './types.js';
 import type { RedisConnection } from './redis-connection.js';
 
-// KEYS[1] host hash. ARGV: token, intervalMs, leaseMs, keepMs.
-// Returns {1, grantedAt} or {0, waitMs}.
+// KEYS[1] host hash. ARGV: token, intervalMs, leaseMs, keepMs, within (the lease token the
+// caller holds, '' none). Returns {1, grantedAt} or {0, waitMs}.
 const ACQUIRE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local h = redis.call('HMGET', KEYS[1], 'token', 'until', 'granted', 'ended', 'nb')
+local h = redis.call('HMGET', KEYS[1], 'token', 'until', 'granted', 'ended', 'nb', 'sub', 'subuntil')
 local token, untilAt = h[1], tonumber(h[2])
 local ended, nb = tonumber(h[4]) or 0, tonumber(h[5]) or 0
+if token and token == ARGV[5] and untilAt and untilAt > now then
+  -- One more request under the caller's own live lease: no second slot (it would wait for the
+  -- very lease its caller holds), but one at a time and spaced like any other.
+  if h[6] then
+    if h[6] == ARGV[1] then return {1, now} end
+    local subUntil = tonumber(h[7]) or 0
+    if subUntil > now then return {0, math.min(subUntil - now, math.max(tonumber(ARGV[2]), 25))} end
+    -- Its sender died mid-request: count the end of its time as the response's end.
+    if subUntil > ended then ended = subUntil end
+  end
+  local ready = ended + tonumber(ARGV[2])
+  if nb > ready then ready = nb end
+  if ready > now then return {0, ready - now} end
+  redis.call('HSET', KEYS[1], 'sub', ARGV[1], 'subuntil', now + tonumber(ARGV[3]))
+  if ended > 0 then redis.call('HSET', KEYS[1], 'ended', ended) end
+  return {1, now}
+end
 if token then
   -- The same acquire sent twice (a resend after a lost answer): hand back the same lease.
   if token == ARGV[1] then return {1, tonumber(h[3])} end
@@ -32,7 +52,7 @@ if token then
   if untilAt > now then return {0, math.min(untilAt - now, math.max(tonumber(ARGV[2]), 25))} end
   -- The holder died mid-request: count its lease's end as the response's end.
   if untilAt > ended then ended = untilAt end
-  redis.call('HDEL', KEYS[1], 'token', 'until', 'granted')
+  redis.call('HDEL', KEYS[1], 'token', 'until', 'granted', 'sub', 'subuntil')
   redis.call('HSET', KEYS[1], 'ended', ended)
 end
 local interval = tonumber(ARGV[2])
@@ -40,6 +60,7 @@ local ready = ended + interval
 if nb > ready then ready = nb end
 if ready > now then return {0, ready - now} end
 local leaseMs = tonumber(ARGV[3])
+redis.call('HDEL', KEYS[1], 'sub', 'subuntil')
 redis.call('HSET', KEYS[1], 'token', ARGV[1], 'until', now + leaseMs, 'granted', now, 'iv', interval)
 redis.call('PEXPIRE', KEYS[1], leaseMs + interval + tonumber(ARGV[4]))
 return {1, now}
@@ -50,18 +71,27 @@ return {1, now}
 const RELEASE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local h = redis.call('HMGET', KEYS[1], 'token', 'granted', 'iv', 'nb')
-if h[1] ~= ARGV[1] then return 0 end
+local h = redis.call('HMGET', KEYS[1], 'token', 'granted', 'iv', 'nb', 'sub', 'ended')
+local under = h[1] ~= ARGV[1]
+if under and h[5] ~= ARGV[1] then return 0 end
 -- The worker measured 'age' before sending this script, so 'now - age' is no earlier than the
 -- true end in Redis's clock: the interval is never measured from before the response ended.
 local ended = now - math.max(0, tonumber(ARGV[2]))
-local granted = tonumber(h[2])
+local granted = tonumber(h[2]) or 0
 if ended < granted then ended = granted end
+-- Never earlier than an end already known (a request under this lease that ended later).
+local known = tonumber(h[6]) or 0
+if ended < known then ended = known end
 local nb = tonumber(h[4]) or 0
 local backoff = tonumber(ARGV[3])
 if backoff >= 0 and now + backoff > nb then nb = now + backoff end
-redis.call('HDEL', KEYS[1], 'token', 'until', 'granted')
 redis.call('HSET', KEYS[1], 'ended', ended, 'nb', nb)
+if under then
+  -- A request under a lease that stays held: the key lives as long as that lease does.
+  redis.call('HDEL', KEYS[1], 'sub', 'subuntil')
+  return 1
+end
+redis.call('HDEL', KEYS[1], 'token', 'until', 'granted', 'sub', 'subuntil')
 local keep = math.max(ended + (tonumber(h[3]) or 0), nb) - now + tonumber(ARGV[4])
 redis.call('PEXPIRE', KEYS[1], math.max(1, keep))
 return 1
@@ -69,7 +99,7 @@ return 1
 
 /** The scripts as ioredis commands (defineCommand adds them at run time). */
 interface LimiterScripts {
-  rgLimAcquire(key: string, token: string, intervalMs: number, leaseMs: number, keepMs: number): Promise<[number, number]>;
+  rgLimAcquire(key: string, token: string, intervalMs: number, leaseMs: number, keepMs: number, within: string): Promise<[number, number]>;
   rgLimRelease(key: string, token: string, ageMs: number, backoffMs: number, keepMs: number): Promise<number>;
 }
 
@@ -111,8 +141,9 @@ export class RedisRateLimiter implements RateLimiter {
     return `${this.prefix}lim:${host.toLowerCase()}`;
   }
 
-  /** @param intervalMs gap after the previous response's end (ms). @param leaseMs lease life if never released (ms). */
-  async tryAcquire(host: string, intervalMs: number, leaseMs: number): Promise<AcquireResult> {
+  /** @param intervalMs gap after the previous response's end (ms). @param leaseMs lease life if
+   *  never released (ms). @param within a lease on the host the caller holds (see RateLimiter). */
+  async tryAcquire(host: string, intervalMs: number, leaseMs: number, within?: Lease): Promise<AcquireResult> {
     if (!(intervalMs >= 0) || !(leaseMs > 0)) {
       throw new RangeError(`intervalMs must be >= 0 and leaseMs > 0 (got ${intervalMs}, ${leaseMs})`);
     }
@@ -121,7 +152,7 @@ export class RedisRateLimiter implements RateLimiter {
     const key = this.key(host);
     const iv = Math.ceil(intervalMs);
     const ls = Math.ceil(leaseMs);
-    const [ok, value] = await this.conn.run(() => this.scripts.rgLimAcquire(key, token, iv, ls, this.keepMs));
+    const [ok, value] = await this.conn.run(() => this.scripts.rgLimAcquire(key, token, iv, ls, this.keepMs, within?.token ?? ''));
     const local = Date.now();
     if (ok === 1) {
       return { ok: true, lease: { host, token, grantedAt: local } };

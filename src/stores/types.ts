@@ -64,10 +64,15 @@ export interface RateLimiter {
    * @param intervalMs the gap to keep after the previous response ended (ms), already including
    *   crawl-delay, floor with jitter and override interval.
    * @param leaseMs how long the lease lives if never released (its holder died).
+   * @param within a lease on `host` the caller holds already (a fleet frontier's take, whose
+   *   token is this limiter's): while it is the host's live lease, the request is one more under
+   *   it, not a second slot. One such request is in flight at a time, `intervalMs` after the last
+   *   response from the host ended, and its release moves that end. Otherwise (another holder,
+   *   lapsed, a token this limiter never granted) the slot is taken as without it.
    */
-  tryAcquire(host: string, intervalMs: number, leaseMs: number): Promise<AcquireResult>;
+  tryAcquire(host: string, intervalMs: number, leaseMs: number, within?: Lease): Promise<AcquireResult>;
   /** The response ended at `endedAt` (ms since epoch). `notBefore` pushes the host's next slot
-   *  later still (Retry-After back-off). */
+   *  later still (Retry-After back-off). A lease granted `within` another leaves that one held. */
   release(lease: Lease, endedAt: number, notBefore?: number): Promise<void>;
   close(): Promise<void>;
 }

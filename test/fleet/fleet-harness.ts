@@ -87,7 +87,8 @@ export interface Worker {
 }
 
 /** Start one `robots-gate crawl --redis` worker. Killed after `timeoutMs` whatever happens. */
-export function startWorker(fleet: Fleet, redisUrl: string, name: string, env: Record<string, string> = {}, timeoutMs = 90_000): Worker {
+/** `extra`: more flags, after the harness's own (a later `--min-interval` wins). */
+export function startWorker(fleet: Fleet, redisUrl: string, name: string, env: Record<string, string> = {}, timeoutMs = 90_000, extra: string[] = []): Worker {
   const args = [
     CLI,
     'crawl',
@@ -107,6 +108,7 @@ export function startWorker(fleet: Fleet, redisUrl: string, name: string, env: R
     '--worker',
     name,
     ...fleet.hosts.resolve.flatMap((r) => ['--resolve', r]),
+    ...extra,
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
   let err = '';

@@ -130,6 +130,37 @@ describe('RedisRateLimiter', () => {
     expect((await a!.limiter.tryAcquire('a.test', 0, 5_000)).ok).toBe(false);
   });
 
+  it('a request within a held lease takes no second slot: one at a time, spaced, its end the host\'s', async () => {
+    const [a, b] = await clients(2, 'lim-within');
+    const held = await a!.limiter.tryAcquire('a.test', 0, 5_000);
+    if (!held.ok) throw new Error('refused');
+    // Without `within`, the holder's own second request would wait for the lease it holds.
+    expect((await a!.limiter.tryAcquire('a.test', 100, 5_000)).ok).toBe(false);
+    const first = await a!.limiter.tryAcquire('a.test', 100, 5_000, held.lease);
+    if (!first.ok) throw new Error('a request under the held lease was refused');
+    // One at a time under the lease; everyone else waits for the lease.
+    expect((await a!.limiter.tryAcquire('a.test', 100, 5_000, held.lease)).ok).toBe(false);
+    expect((await b!.limiter.tryAcquire('a.test', 0, 5_000)).ok).toBe(false);
+    const endedAt = Date.now();
+    await a!.limiter.release(first.lease, endedAt);
+    const early = await a!.limiter.tryAcquire('a.test', 100, 5_000, held.lease);
+    expect(early.ok).toBe(false);
+    if (early.ok) return;
+    expect(early.retryAt).toBeGreaterThanOrEqual(endedAt + 100 - CLOCK_MS);
+    await sleep(Math.max(0, early.retryAt - Date.now()) + 2);
+    const second = await a!.limiter.tryAcquire('a.test', 100, 5_000, held.lease);
+    if (!second.ok) throw new Error('the second request under the lease was refused after the interval');
+    const secondEnd = Date.now();
+    await a!.limiter.release(second.lease, secondEnd);
+    // The lease's own release reports an earlier end: the host still counts from the later one.
+    await a!.limiter.release(held.lease, endedAt);
+    const other = await b!.limiter.tryAcquire('a.test', 200, 5_000);
+    expect(other.ok).toBe(false);
+    if (!other.ok) expect(other.retryAt).toBeGreaterThanOrEqual(secondEnd + 200 - CLOCK_MS);
+    // A token the host does not hold is no lease: taken as without it.
+    expect((await b!.limiter.tryAcquire('b.test', 0, 5_000, held.lease)).ok).toBe(true);
+  });
+
   it('rejects an unreachable Redis at start with an error that names the URL', async () => {
     const url = 'redis://127.0.0.1:1';
     const err = await createRedisStores(url, { connectTimeoutMs: 500 }).catch((e: unknown) => e);
