@@ -1,11 +1,11 @@
 // `robots-gate audit DIR`: read a crawl's audit (every audit*.sqlite in DIR as one): runs, hosts,
 // a host's timeline, blocked URLs with their rule, policy changes, and --verify, which re-checks
 // every stamp against the stored policy text.
-import { createHash } from 'node:crypto';
 import { Command } from 'commander';
 import { openAudit, type AuditReader } from '../audit/reader.js';
 import { parseRobotsTxt, productToken } from '../parser/index.js';
 import { tokenInForce } from '../gate/identity.js';
+import { textHashesTo } from '../gate/policy-record.js';
 import type { RobotsTxt } from '../parser/types.js';
 import { printSitemaps } from './audit-sitemaps.js';
 import { exportJsonl, printUsage } from './audit-usage.js';
@@ -194,9 +194,9 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
   }
 }
 
-/** Every stamped attempt's policy is stored; the stored text hashes to its key (when the body was
- *  UTF-8, so the text is the bytes); a blocked URL re-decided from that text is blocked again by
- *  the same line. */
+/** Every stamped attempt's policy is stored; the stored text hashes to its key (the text's UTF-8, or
+ *  for a file that was UTF-16 or invalid UTF-8 on the wire, the octets the text was decoded from); a
+ *  blocked URL re-decided from that text is blocked again by the same line. */
 function verify(reader: AuditReader, opts: AuditCliOptions): number {
   // Each run's tokens in match order: its --product-token values, else the token read from its User-Agent.
   const runs = new Map(
@@ -206,7 +206,7 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
     }),
   );
   const parsed = new Map<string, RobotsTxt | null>();
-  const hashOk = new Map<string, boolean>();
+  const hashOk = new Map<string, 'exact' | 'decoded' | false>();
   let checked = 0;
   const problems: { url: string; problem: string }[] = [];
   for (const a of reader.attempts()) {
@@ -217,7 +217,11 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
       const p = reader.policy(a.policySha256);
       robots = p ? parseRobotsTxt(p.body, { url: p.finalUrl }) : null;
       parsed.set(a.policySha256, robots);
-      if (p) hashOk.set(a.policySha256, createHash('sha256').update(p.body, 'utf8').digest('hex') === p.sha256);
+      if (p) {
+        const how = textHashesTo(p.body, p.sha256);
+        hashOk.set(a.policySha256, how);
+        if (!how) problems.push({ url: p.robotsUrl, problem: `the stored text of policy ${p.sha256} does not hash to its key: it is not the file that was fetched` });
+      }
     }
     if (robots === null) {
       problems.push({ url: a.url, problem: `policy ${a.policySha256} is not stored` });
@@ -233,11 +237,12 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
     }
   }
   const texts = [...hashOk.values()];
-  const exact = texts.filter(Boolean).length;
+  const exact = texts.filter((t) => t === 'exact').length;
+  const decoded = texts.filter((t) => t === 'decoded').length;
   if (opts.json) {
-    out(JSON.stringify({ type: 'verify', stampsChecked: checked, policies: texts.length, textsHashExact: exact, problems }));
+    out(JSON.stringify({ type: 'verify', stampsChecked: checked, policies: texts.length, textsHashExact: exact, textsHashDecoded: decoded, problems }));
   } else {
-    out(`${checked} stamped attempts checked against ${texts.length} stored policies; ${exact} texts re-hash to their key exactly${exact < texts.length ? ' (the others were not UTF-8 on the wire)' : ''}`);
+    out(`${checked} stamped attempts checked against ${texts.length} stored policies; ${exact} texts re-hash to their key exactly${decoded ? `, ${decoded} once re-encoded as the octets they were decoded from (UTF-16 or invalid UTF-8 on the wire)` : ''}`);
     for (const p of problems.slice(0, 50)) out(`PROBLEM  ${p.url}: ${p.problem}`);
     out(problems.length ? `${problems.length} problems` : 'every stamp checks out');
   }

@@ -1,6 +1,7 @@
 // From one robots.txt fetch to the record kept for the origin: freshness (RFC 9309 §2.4), and what
 // happens to a good copy when the next fetch fails (kept, marked stale) or the file vanishes.
 import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import type { RobotsFetchResult } from '../fetcher/robots-fetcher.js';
 import { decodeRobotsText, parseRobotsTxt } from '../parser/index.js';
 import type { PolicyRecord } from '../stores/types.js';
@@ -113,4 +114,89 @@ export function policySnapshot(r: PolicyRecord): PolicySnapshot | undefined {
     sitemaps,
     body: r.body,
   };
+}
+
+/**
+ * Whether a kept text (see bodyText) is the file whose octets hash to `sha256` (hex): `exact` when
+ * the text's UTF-8 is those octets; `decoded` when they were UTF-16 with a BOM, or invalid UTF-8 whose
+ * octets the text keeps as %XX escapes (with or without a BOM), and re-encoding them gives the key back;
+ * false when no reading of the text gives the key: the text is not the one that was fetched. One file
+ * reads false though unaltered: invalid UTF-8 that also writes an escape such as `%E9` literally where
+ * the octet would not be valid UTF-8 (the decoder's escape and the author's are then the same text).
+ */
+export function textHashesTo(text: string, sha256: string): 'exact' | 'decoded' | false {
+  const hash = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+  const utf8 = Buffer.from(text, 'utf8');
+  if (hash(utf8) === sha256) return 'exact';
+  const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+  const candidates = [utf16WithBom(text, 'le'), utf16WithBom(text, 'be')];
+  if (/%[89A-Fa-f][0-9A-Fa-f]/.test(text)) {
+    for (const octets of unescapedOctets(text)) candidates.push(octets, Buffer.concat([bom, octets]));
+  }
+  candidates.push(Buffer.concat([bom, utf8]));
+  return candidates.some((c) => hash(c) === sha256) ? 'decoded' : false;
+}
+
+function utf16WithBom(text: string, endian: 'le' | 'be'): Buffer {
+  const le = Buffer.from('\ufeff' + text, 'utf16le');
+  return endian === 'le' ? le : le.swap16();
+}
+
+/**
+ * The octets an invalid-UTF-8 file may have had, undoing decodeBody's %XX escapes: every escape of an
+ * octet >= 0x80 undone, then the same with the escapes that would have formed valid UTF-8 (which the
+ * decoder never escapes, so the file wrote them) put back, until nothing changes.
+ */
+function unescapedOctets(text: string): Buffer[] {
+  const parts = text.split(/(%[89A-Fa-f][0-9A-Fa-f])/);
+  const literal = new Set<number>();
+  const build = () => {
+    const chunks: Buffer[] = [];
+    const rawAt: number[] = [];
+    let at = 0;
+    parts.forEach((p, i) => {
+      const raw = i % 2 === 1 && !literal.has(i);
+      const b = raw ? Buffer.from([parseInt(p.slice(1), 16)]) : Buffer.from(p, 'utf8');
+      if (raw) rawAt.push(at, i);
+      chunks.push(b);
+      at += b.length;
+    });
+    return { octets: Buffer.concat(chunks), rawAt };
+  };
+  const all = build().octets;
+  for (let round = 0; round < 4; round++) {
+    const { octets, rawAt } = build();
+    const valid = validOctets(octets);
+    let changed = false;
+    for (let k = 0; k < rawAt.length; k += 2) {
+      if (valid[rawAt[k]!]) {
+        literal.add(rawAt[k + 1]!);
+        changed = true;
+      }
+    }
+    if (!changed) return round === 0 ? [all] : [all, octets];
+  }
+  return [all, build().octets];
+}
+
+/** For each octet, whether decodeBody's left-to-right scan takes it as part of a valid sequence. */
+function validOctets(b: Buffer): Uint8Array {
+  const out = new Uint8Array(b.length);
+  for (let i = 0; i < b.length; ) {
+    const n = sequenceLength(b, i);
+    if (n === 0) {
+      i++;
+      continue;
+    }
+    out.fill(1, i, i + n);
+    i += n;
+  }
+  return out;
+}
+
+function sequenceLength(b: Buffer, i: number): number {
+  const c = b[i]!;
+  if (c < 0x80) return 1;
+  const n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  return n && isUtf8(b.subarray(i, i + n)) ? n : 0;
 }

@@ -104,9 +104,36 @@ describe('robots-gate audit', () => {
       s.close();
       const r = await runCli(['audit', latin1, '--verify']);
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/^2 stamped attempts checked against 2 stored policies; 1 texts re-hash to their key exactly \(the others were not UTF-8 on the wire\)$/m);
+      expect(r.stdout).toMatch(/^2 stamped attempts checked against 2 stored policies; 1 texts re-hash to their key exactly, 1 once re-encoded as the octets they were decoded from \(UTF-16 or invalid UTF-8 on the wire\)$/m);
     } finally {
       fs.rmSync(latin1, { recursive: true, force: true });
+    }
+  });
+
+  it('--verify fails on a stored text that was altered, and reads back UTF-16 and mixed invalid UTF-8 files', async () => {
+    const edited = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-edited-'));
+    try {
+      const s = new SqliteAuditSink(path.join(edited, 'audit.sqlite'));
+      s.recordRun({ runId: 'run-1', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'TestBot/1.0', options: {}, resumeOf: null, worker: null });
+      const policy = (host: string, key: string, body: string) =>
+        s.recordPolicy({ sha256: key, origin: `http://${host}`, robotsUrl: `http://${host}/robots.txt`, finalUrl: `http://${host}/robots.txt`, status: 200, fetchedAt: '2026-01-01T00:00:00.000Z', sitemaps: [], body });
+      // The key of V1, the text with one comment added after the fetch: what an edit of the file looks like.
+      policy('a.test', sha(V1), V1 + '# x\n');
+      const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(V1, 'utf16le')]);
+      policy('c.test', createHash('sha256').update(utf16).digest('hex'), V1);
+      // A Latin-1 octet beside a literal escape of valid UTF-8, which the decoder leaves as written.
+      const mixed = Buffer.concat([Buffer.from('User-agent: *\nDisallow: /caf'), Buffer.from([0xe9]), Buffer.from('\nDisallow: /%C3%A9t\n')]);
+      policy('d.test', createHash('sha256').update(mixed).digest('hex'), 'User-agent: *\nDisallow: /caf%E9\nDisallow: /%C3%A9t\n');
+      for (const [host, key] of [['a.test', sha(V1)], ['c.test', createHash('sha256').update(utf16).digest('hex')], ['d.test', createHash('sha256').update(mixed).digest('hex')]])
+        s.recordAttempt(row({ url: `http://${host}/one`, host, policySha256: key, robotsUrl: `http://${host}/robots.txt` }));
+      s.close();
+      const r = await runCli(['audit', edited, '--verify']);
+      expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/robots\.txt: the stored text of policy [0-9a-f]{64} does not hash to its key/);
+      expect(r.stdout).toMatch(/0 texts re-hash to their key exactly, 2 once re-encoded/);
+      expect(r.stdout).toMatch(/^1 problems$/m);
+      expect(r.code).toBe(1);
+    } finally {
+      fs.rmSync(edited, { recursive: true, force: true });
     }
   });
 
