@@ -96,7 +96,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   readonly #tokens: readonly string[];
   /** Minimum spacing of requests to a host under override, in ms. */
   readonly overrideIntervalMs: number;
-  /** Where each host's slot is kept (the `limiter` option, else the process's one). */
+  /** Where each host's slot is kept (the `limiter` option, else the store's, else the process's one). */
   readonly limiter: RateLimiter;
 
   readonly #o: ResolvedOptions;
@@ -138,7 +138,9 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     this.#overrideAll = override === true;
     this.#overrideHosts = new Set(Array.isArray(override) ? override.map((h: string) => hostOnly(h)) : []);
 
-    this.limiter = options.limiter ?? defaultLimiter();
+    // A store shared across processes has a limiter shared likewise: spacing hosts on this process's
+    // clock alone would let each worker send at the full rate.
+    this.limiter = options.limiter ?? options.store?.limiter ?? defaultLimiter();
     this.#pol = new GatePoliteness(
       this.limiter,
       this.#o,

@@ -77,9 +77,10 @@ export interface RobotsGateOptions {
   defaultBackoffMs?: number;
   /** Longest Retry-After honoured, in ms; a longer one is cut to this. Default 3 600 000. */
   maxBackoffMs?: number;
-  /** Where each host's slot is kept: in flight, last response end, back-off. Default: one
-   *  MemoryRateLimiter for the whole process (every gate and crawl in it keep one clock per
-   *  host); `createRedisStores(...).limiter` for a fleet. */
+  /** Where each host's slot is kept: in flight, last response end, back-off. Default: the
+   *  `store`'s limiter when it has one (a Redis store's: `createRedisStores(...).limiter`), else
+   *  one MemoryRateLimiter for the whole process (every gate and crawl in it keep one clock per
+   *  host). */
   limiter?: RateLimiter;
   /** `false`: `gate.fetch` and the interceptor send at once, without waiting for the host's slot,
    *  and Crawl-delay (maxCrawlDelayMs included) and the override interval are the caller's to keep:

@@ -14,8 +14,9 @@
 // waiters at once; they also poll, so a lost message only costs a poll interval.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { PolicyRecord, PolicyStore } from './types.js';
+import type { PolicyRecord, PolicyStore, RateLimiter } from './types.js';
 import type { RedisConnection } from './redis-connection.js';
+import { RedisRateLimiter } from './redis-rate-limiter.js';
 
 // KEYS: record, lock. ARGV: token, leaseMs, sinceMs, nowMs (caller's clock).
 // A record fetched since `sinceMs` and not yet expired is the answer a waiter wants: {'record', json}.
@@ -79,6 +80,9 @@ export interface RedisPolicyStoreOptions {
   pollMs?: number;
   /** A run name: override marks are kept for this run only (policies stay shared by all). */
   run?: string;
+  /** The fleet's per-host limiter, handed to a gate given this store and no `limiter`. Default:
+   *  a RedisRateLimiter on the same connection and prefix. */
+  limiter?: RateLimiter;
 }
 
 /**
@@ -102,6 +106,8 @@ export class RedisPolicyStore implements PolicyStore {
   /** Hosts known to be under override: a mark is never lifted during a run. */
   private readonly overridden = new Set<string>();
   private readonly scripts: PolicyScripts;
+  /** Each host's slot, fleet-wide: a gate given this store and no `limiter` takes it. */
+  readonly limiter: RateLimiter;
 
   constructor(
     private readonly conn: RedisConnection,
@@ -116,6 +122,7 @@ export class RedisPolicyStore implements PolicyStore {
     conn.client.defineCommand('rgPolStore', { numberOfKeys: 2, lua: STORE });
     conn.client.defineCommand('rgPolUnlock', { numberOfKeys: 1, lua: UNLOCK });
     this.scripts = conn.client as unknown as PolicyScripts;
+    this.limiter = options.limiter ?? new RedisRateLimiter(conn, { prefix: this.prefix });
   }
 
   private recordKey(origin: string): string {

@@ -1,7 +1,7 @@
 // The fleet configuration: one Redis connection, the policy store and the rate limiter on it.
 //
-//   const { store, limiter, close } = await createRedisStores('redis://127.0.0.1:6379', { run: 'crawl-42' });
-//   const gate = new RobotsGate({ userAgent, store });
+//   const stores = await createRedisStores('redis://127.0.0.1:6379', { run: 'crawl-42' });
+//   const gate = new RobotsGate({ userAgent, ...stores });   // store and limiter, named as the gate's options
 //
 // Policies and per-host rates are shared by everything on the same Redis and prefix (so two
 // runs against one site still keep its interval together); override marks and the frontier
@@ -35,16 +35,21 @@ export interface RedisStores {
 }
 
 /**
- * Connect to Redis at `url` and build the fleet's policy store and rate limiter on it.
+ * Connect to Redis at `url` and build the fleet's policy store and rate limiter on it. The
+ * result's `store` and `limiter` are named as RobotsGate's options: `new RobotsGate({ userAgent,
+ * ...stores })` shares both (the other fields are not gate options and are ignored); a gate
+ * given only `store` takes `store.limiter`, the same limiter, so each host's interval holds
+ * across processes either way.
  * @throws RedisUrlError for a malformed URL; RedisUnreachableError (code
  *   `ERR_REDIS_UNREACHABLE`, names the URL) when Redis does not answer at start.
  */
 export async function createRedisStores(url: string, options: RedisStoresOptions = {}): Promise<RedisStores> {
   const prefix = options.prefix ?? 'robots-gate:';
   const connection = await connectRedis(url, options);
+  const limiter = new RedisRateLimiter(connection, { ...options, prefix });
   return {
-    store: new RedisPolicyStore(connection, { ...options, prefix }),
-    limiter: new RedisRateLimiter(connection, { ...options, prefix }),
+    store: new RedisPolicyStore(connection, { ...options, prefix, limiter }),
+    limiter,
     connection,
     prefix,
     close: () => connection.close(),

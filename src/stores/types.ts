@@ -38,6 +38,11 @@ export interface PolicyStore {
   /** Mark `host` as under override for the rest of the run (fleet-wide in a shared store). */
   markOverride(host: string): Promise<void>;
   isUnderOverride(host: string): Promise<boolean>;
+  /** The per-host rate limiter shared by everyone sharing this store (a Redis store's, on the
+   *  same connection and prefix), for a gate given this store and no `limiter`: a fleet that
+   *  shares its robots.txt files must share each host's interval too. Absent for a store of one
+   *  process. */
+  readonly limiter?: RateLimiter;
   close(): Promise<void>;
 }
 

@@ -51,3 +51,12 @@ it('an override mark made by one worker is seen by the others when they load the
   await gates[1]!.check(`${vh.origin('over.test')}/open`);
   expect(gates[1]!.isUnderOverride('over.test')).toBe(true);
 });
+
+it("a gate given the Redis stores (spread, or the store alone) paces on the fleet's limiter", async () => {
+  const s = stores[0]!;
+  const spread = new RobotsGate({ userAgent: UA, ...s });
+  const storeOnly = new RobotsGate({ userAgent: UA, store: s.store });
+  expect(spread.limiter).toBe(s.limiter);
+  expect(storeOnly.limiter).toBe(s.limiter);
+  await Promise.all([spread.close(), storeOnly.close()]);
+});
