@@ -89,7 +89,8 @@ export interface RobotsGateOptions {
   politeness?: boolean;
   /** Hosts (`api.example.com`, any port) or origins (`https://api.example.com:8443`), or a
    *  predicate on the URL, that robots.txt does not govern (a pipeline's own APIs): their requests
-   *  pass unchecked and unspaced, each still published as a decision with reason `exempt`. */
+   *  pass unchecked and unspaced, each still published as a decision with reason `exempt`.
+   *  @throws InvalidOptionError for an entry with a path, query or fragment (use a predicate). */
   exempt?: readonly string[] | ((url: URL) => boolean);
 }
 

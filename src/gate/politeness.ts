@@ -70,13 +70,21 @@ export class GatePoliteness {
       }
       for (const e of exempt) {
         if (e.includes('://')) {
-          let origin: string;
+          let u: URL;
           try {
-            origin = new URL(e).origin;
+            u = new URL(e);
           } catch {
             throw new InvalidOptionError('exempt', `RobotsGate option exempt: ${JSON.stringify(e)} is not an origin (scheme://host[:port])`);
           }
-          origins.add(origin);
+          // Exempting a whole origin for an entry that names one path would pass far more than asked.
+          if (u.pathname !== '/' || u.search !== '' || u.hash !== '' || e.endsWith('?') || e.endsWith('#') || u.username !== '' || u.password !== '') {
+            throw new InvalidOptionError(
+              'exempt',
+              `RobotsGate option exempt: ${JSON.stringify(e)} is a URL with a path, query or fragment, not an origin (scheme://host[:port]): ` +
+                `an entry exempts a whole host or origin; to exempt some paths, give a predicate, e.g. exempt: (url) => url.pathname.startsWith('/nope')`,
+            );
+          }
+          origins.add(u.origin);
         } else hosts.add(hostOnly(e));
       }
     }

@@ -5,7 +5,7 @@ import diagnostics_channel from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetch as undiciFetch, getGlobalDispatcher, request, setGlobalDispatcher } from 'undici';
 import { startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
-import { RobotsBlockedError, RobotsGate, createResolvingAgent, MemoryRateLimiter } from '../../src/index.js';
+import { InvalidOptionError, RobotsBlockedError, RobotsGate, createResolvingAgent, MemoryRateLimiter } from '../../src/index.js';
 import type { Decision, WaitEvent } from '../../src/index.js';
 
 const UA = 'PaceBot/1.0 (+https://bot.example/about)';
@@ -339,5 +339,20 @@ describe('options', () => {
       diagnostics_channel.unsubscribe('robots-gate:decision', fn);
       await g.close();
     }
+  });
+
+  it('an exempt entry with a path, query or fragment throws, naming it and pointing to a predicate; an origin does not', async () => {
+    for (const e of ['http://b.test:8081/nope', 'http://b.test:8081/?q=1', 'http://b.test:8081/#top', 'https://b.test/a/']) {
+      let err: unknown;
+      try {
+        gate({ exempt: ['api.test', e] });
+      } catch (x) {
+        err = x;
+      }
+      expect(err, e).toBeInstanceOf(InvalidOptionError);
+      expect((err as Error).message).toContain(JSON.stringify(e));
+      expect((err as Error).message).toMatch(/predicate/);
+    }
+    for (const e of ['http://b.test:8081', 'http://b.test:8081/', 'b.test']) await gate({ exempt: [e] }).close();
   });
 });
