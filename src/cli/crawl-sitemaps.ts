@@ -62,6 +62,18 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
   const journal = o.journal ? fs.openSync(o.journal, 'a') : undefined;
   const timer = setInterval(() => o.say(`sitemaps: ${plural(settled.read, 'sitemap')} read, ${plural(urls.length, 'URL')} found`), o.progressMs);
   timer.unref();
+  // A sitemap's row is committed as it is written: discovery sends the host's next request
+  // without a flush of its own, and the crash promise holds for these rows too.
+  const sitemapAudit: AuditSink = {
+    recordAttempt: (row) => {
+      o.audit.recordAttempt(row);
+      o.audit.flush?.();
+    },
+    recordPolicy: (row) => o.audit.recordPolicy(row),
+    recordPolicyChange: (row) => o.audit.recordPolicyChange(row),
+    // The crawl's sink: closed by the crawl.
+    close: () => {},
+  };
   try {
     let next = 0;
     const worker = async () => {
@@ -72,7 +84,7 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
           minIntervalMs: o.minIntervalMs,
           maxUrlsPerHost: o.maxUrlsPerHost,
           timeoutMs: o.timeoutMs,
-          audit: o.audit,
+          audit: sitemapAudit,
           runId: o.runId,
           signal: o.signal,
           ...(o.replay ? { replay: o.replay } : {}),
@@ -218,6 +230,9 @@ export class ClaimsAuditSink implements AuditSink {
   }
   recordRunEnd(row: RunEndRow): void {
     this.inner.recordRunEnd?.(row);
+  }
+  flush(host?: string): void {
+    this.inner.flush?.(host);
   }
   close(): void {
     this.inner.close();

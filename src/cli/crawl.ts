@@ -13,7 +13,9 @@ import { OutputWriteError } from '../crawl/document-store.js';
 import { HttpTransport } from '../crawl/http-transport.js';
 import type { DocumentTransport } from '../crawl/types.js';
 import { readUrlList } from '../crawl/url-list.js';
-import { RobotsGate } from '../gate/gate.js';
+import { Agent, type Dispatcher } from 'undici';
+import { OWN_AGENT, RobotsGate } from '../gate/gate.js';
+import { createResolvingAgent } from '../fetcher/resolving-agent.js';
 import { MemoryFrontier } from '../politeness/memory-frontier.js';
 import { pacerFor } from '../politeness/pacer.js';
 import type { FrontierOptions } from '../politeness/types.js';
@@ -219,6 +221,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
 
   let fleet: Fleet | undefined;
   let gate: RobotsGate | undefined;
+  let dispatcher: Dispatcher | undefined;
   let transport: DocumentTransport | undefined;
   let sitemapProblems = false;
   try {
@@ -231,11 +234,14 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         return CRAWL_EXIT.redis;
       }
     }
+    // One dispatcher for robots.txt and documents alike: the transport sends each decided document
+    // request on it directly (undici request()), the gate everything else.
+    dispatcher = opts.resolve.length ? createResolvingAgent(opts.resolve, OWN_AGENT) : new Agent(OWN_AGENT);
     try {
       gate = new RobotsGate({
         userAgent: opts.userAgent,
         ...productToken,
-        resolve: opts.resolve,
+        dispatcher,
         timeoutMs: robotsTimeoutMs,
         // The job takes each host's slot itself (frontier, then the gate's limiter); the gate's
         // own robots.txt requests take it too, at the crawl's floor.
@@ -288,7 +294,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     } else {
       // Redirects come back to the crawl, which schedules each target under its own host's
       // politeness (a hop to another host must keep that host's interval too).
-      transport = new HttpTransport({ gate, timeoutMs, maxBytes: maxPageBytes, followRedirects: false });
+      transport = new HttpTransport({ gate, timeoutMs, maxBytes: maxPageBytes, followRedirects: false, dispatcher, userAgent: gate.userAgent });
     }
     const job = new CrawlJob({
       gate,
@@ -395,6 +401,12 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
           : `${plural(abandoned, 'URL was', 'URLs were')} still waiting on the gate: nothing more of them is sent; --resume takes them again`,
       );
     }
+    // What follows reads the audit back (the freshness of sitemap claims): every row committed.
+    try {
+      audit.flush?.();
+    } catch (err) {
+      failure ??= err;
+    }
     const stats = job.stats();
     const elapsed = Date.now() - started;
     // JSON: the freshness line comes before the summary, which stays the last line.
@@ -425,6 +437,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const closing = (async () => {
       await transport?.close().catch(() => {});
       await gate?.close().catch(() => {});
+      await dispatcher?.close().catch(() => {});
       await fleet?.close().catch(() => {});
     })();
     let timer: NodeJS.Timeout | undefined;

@@ -1,11 +1,11 @@
 // The SQLite sink in batch mode (what `robots-gate crawl` uses): rows are committed together, by
-// flush() (called before each request), at the end of the event-loop turn, or on close; never lost.
+// flush() (called before each request), BATCH_MS after a row was recorded, at BATCH_ROWS pending, or on close; never lost.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteAuditSink } from '../../src/audit/sqlite-sink.js';
+import { BATCH_MS, SqliteAuditSink } from '../../src/audit/sqlite-sink.js';
 import { attemptRow } from '../helpers/attempt-rows.js';
 
 const dirs: string[] = [];
@@ -52,13 +52,25 @@ describe('SqliteAuditSink { batch: true }', () => {
     sink.close();
   });
 
-  it('commits at the end of the turn the rows were recorded in, without a flush', async () => {
+  it('commits BATCH_MS after a row was recorded, without a flush, and not at the end of its turn', async () => {
     const file = dbPath();
     const sink = new SqliteAuditSink(file, { batch: true });
     sink.recordAttempt(attemptRow());
+    // The rows of many turns share a transaction: one a turn was 8 % of a fast crawl.
     await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setImmediate(r));
+    expect(committed(file)).toBe(0);
+    await new Promise((r) => setTimeout(r, BATCH_MS + 50));
     expect(committed(file)).toBe(1);
+    sink.close();
+  });
+
+  it('commits once a thousand rows are pending, without a flush', () => {
+    const file = dbPath();
+    const sink = new SqliteAuditSink(file, { batch: true });
+    for (let i = 0; i < 999; i++) sink.recordAttempt(attemptRow({ url: `http://a.test/${i}` }));
+    expect(committed(file)).toBe(0);
+    sink.recordAttempt(attemptRow({ url: 'http://a.test/999' }));
+    expect(committed(file)).toBe(1_000);
     sink.close();
   });
 
