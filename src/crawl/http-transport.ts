@@ -1,6 +1,7 @@
 // The default DocumentTransport: plain HTTP through the gate's own fetch, which follows redirects
 // hop by hop and puts each hop to the policy of its own origin before a byte is sent to it. This
 // transport only watches the hops (for the audit), bounds the time and size, and reads the body.
+import { request, type Dispatcher } from 'undici';
 import type { GateFetchInit } from '../gate/gated-fetch.js';
 import type { Decision } from '../gate/types.js';
 import type { DocumentTransport, Hop, TransportFetchOptions, TransportResult } from './types.js';
@@ -23,7 +24,17 @@ export interface HttpTransportOptions {
    *  request of its own, so a hop to another host keeps that host's interval too; the result's
    *  `redirectTo` names the target. */
   readonly followRedirects?: boolean;
+  /** The dispatcher the gate sends through, with the gate's politeness off (the caller keeps each
+   *  host's slot, as the crawl does). Given, with `followRedirects: false`, a URL whose allowed
+   *  decision the caller passes and whose slot it holds is sent with undici's request() on it
+   *  instead of gate.fetch: the same request, without fetch's Request, Headers, Response and web
+   *  stream objects, which were a fifth of a fast crawl's time. */
+  readonly dispatcher?: Dispatcher;
+  /** The User-Agent sent on that path: the gate's. */
+  readonly userAgent?: string;
 }
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export class HttpTransport implements DocumentTransport {
   private readonly maxRedirects: number;
@@ -39,6 +50,8 @@ export class HttpTransport implements DocumentTransport {
   }
 
   async fetch(url: string, options: TransportFetchOptions = {}): Promise<TransportResult> {
+    const d = options.decision;
+    if (this.options.dispatcher && !this.follow && options.slotHeld && d?.allowed && d.url === url) return this.send(url, d, options.signal);
     const hops: Hop[] = [];
     let hopStart = Date.now();
     const timeout = AbortSignal.timeout(this.timeoutMs);
@@ -124,15 +137,88 @@ export class HttpTransport implements DocumentTransport {
     return { body: Buffer.concat(chunks, size), truncated, error: null };
   }
 
+  /** One request, decided and in its slot, with request(): no redirect followed, none checked. */
+  private async send(url: string, decision: Decision, outer: AbortSignal | undefined): Promise<TransportResult> {
+    const startedAt = Date.now();
+    const ac = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ac.abort();
+    }, this.timeoutMs);
+    const onAbort = () => ac.abort();
+    if (outer?.aborted) ac.abort();
+    else outer?.addEventListener('abort', onAbort, { once: true });
+    const failed = (err: unknown, body: Uint8Array, truncated: boolean, hop?: Partial<Hop>): TransportResult => ({
+      hops: [{ url, decision, startedAt, endedAt: Date.now(), status: null, headers: {}, location: null, blocked: false, ...hop, error: timedOut ? TIMED_OUT : errorOf(err, ac.signal, false) }],
+      body,
+      truncated,
+      redirectTo: hop?.location ?? null,
+    });
+    try {
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(url, { dispatcher: this.options.dispatcher, method: 'GET', headers: { 'user-agent': this.options.userAgent ?? '', accept: '*/*' }, signal: ac.signal });
+      } catch (err) {
+        return failed(err, new Uint8Array(0), false);
+      }
+      const headers: Record<string, string> = {};
+      for (const k in res.headers) {
+        const v = res.headers[k];
+        // As fetch's Headers gave them: repeated fields joined, Set-Cookie the last one.
+        if (v !== undefined) headers[k] = typeof v === 'string' ? v : k === 'set-cookie' ? v[v.length - 1]! : v.join(', ');
+      }
+      const raw = REDIRECTS.has(res.statusCode) ? headers.location : undefined;
+      let location: string | null = null;
+      if (raw !== undefined) {
+        try {
+          location = new URL(raw, url).href;
+        } catch {
+          location = null;
+        }
+      }
+      const hop = { status: res.statusCode, headers, location };
+      const read = await readAll(res.body, this.maxBytes);
+      if (read.error !== undefined) return failed(read.error, read.body, true, hop);
+      return { hops: [{ url, decision, startedAt, endedAt: Date.now(), ...hop, blocked: false, error: null }], body: read.body, truncated: read.truncated, redirectTo: location };
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
+    }
+  }
+
   async close(): Promise<void> {}
+}
+
+const TIMED_OUT = { code: 'ETIMEDOUT', message: 'no complete response within the time limit' } as const;
+
+/** The body, at most `max` bytes (the rest is not read). */
+function readAll(body: Dispatcher.ResponseData['body'], max: number): Promise<{ body: Uint8Array; truncated: boolean; error?: unknown }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      if (size + chunk.byteLength > max) {
+        chunks.push(chunk.subarray(0, max - size));
+        size = max;
+        body.destroy();
+        resolve({ body: Buffer.concat(chunks, size), truncated: true });
+        return;
+      }
+      chunks.push(chunk);
+      size += chunk.byteLength;
+    });
+    body.once('end', () => resolve({ body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), truncated: false }));
+    body.once('error', (err) => resolve({ body: Buffer.concat(chunks, size), truncated: true, error: err }));
+  });
 }
 
 function isRedirectLimit(err: unknown): boolean {
   return (err as { code?: string }).code === 'ERR_TOO_MANY_REDIRECTS';
 }
 
-function errorOf(err: unknown, timeout: AbortSignal): { code: string; message: string } {
-  if (timeout.aborted) return { code: 'ETIMEDOUT', message: 'no complete response within the time limit' };
+function errorOf(err: unknown, timeout: AbortSignal, isTimeout = true): { code: string; message: string } {
+  if (isTimeout && timeout.aborted) return TIMED_OUT;
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.cause?.code ?? e.code ?? e.name ?? 'ERR_NETWORK';
   const message = e.cause?.message ?? e.message ?? String(err);

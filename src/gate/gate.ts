@@ -61,7 +61,7 @@ export interface CheckOptions {
  *  hint says (undici honours up to 10 min). A crawl visits each host every few seconds at most, so
  *  longer buys no reuse, and a broad crawl would hold one idle socket per host it has seen: 20,000
  *  hosts ran out of file descriptors. */
-const OWN_AGENT = { keepAliveTimeout: 4_000, keepAliveMaxTimeout: 5_000 } as const;
+export const OWN_AGENT = { keepAliveTimeout: 4_000, keepAliveMaxTimeout: 5_000 } as const;
 
 /** TDMRep's per-origin file (W3C TDM Reservation Protocol). */
 const TDMREP_PATH = '/.well-known/tdmrep.json';
