@@ -151,9 +151,10 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       options.exempt,
     );
     this.#robotsDispatcher = this.#dispatcher.compose(this.#pol.interceptor(true));
-    this.#pacedDispatcher = this.#o.politeness ? this.#dispatcher.compose(this.#pol.interceptor(false)) : this.#dispatcher;
+    this.#pacedDispatcher = this.#o.politeness ? this.#pol.paced(this.#dispatcher) : this.#dispatcher;
     this.#door = {
       userAgent: this.userAgent,
+      headers: Object.freeze({ 'user-agent': this.userAgent }),
       politeness: this.#pol,
       paced: this.#o.politeness,
       check: (url, signal, via) => this.#check(url, signal, via),

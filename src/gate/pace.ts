@@ -43,7 +43,8 @@ export interface PaceTerms {
   readonly pacer: Pacer;
   /** The politeness key (`URL.host`). */
   readonly host: string;
-  readonly url: string;
+  /** The request's origin (a request's URL is this and its path). */
+  readonly origin: string;
   /** The caller's lease on this host: the request goes under it (Pacer.take's `within`). */
   readonly within?: Lease | undefined;
   /** The host's interval now (drawn once: the jitter of this gap). */
@@ -53,7 +54,7 @@ export interface PaceTerms {
 }
 
 /** An abort for one wait: an AbortController costs more than the rest of a warm request's pacing. */
-class WaitCancel implements Cancellation {
+export class WaitCancel implements Cancellation {
   aborted = false;
   reason: unknown = undefined;
   #listeners: (() => void)[] | undefined;
@@ -217,7 +218,7 @@ export function dispatchPaced(
     clock?.pause();
     let slot: Slot;
     try {
-      slot = await terms.pacer.take(terms.host, terms.interval(), wait, terms.url, terms.within);
+      slot = await terms.pacer.take(terms.host, terms.interval(), wait, terms.origin + opts.path, terms.within);
     } finally {
       clock?.resume();
     }

@@ -10,6 +10,7 @@ import { InvalidOptionError } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 import type { Decision } from './types.js';
 import { backoffUntil, dispatchPaced, isPaced, leaseOf, withLease, type PaceTerms } from './pace.js';
+import { pacedDispatch } from './direct-pace.js';
 
 /** What the politeness side asks the gate about a host. */
 export interface HostLookup {
@@ -21,6 +22,8 @@ export interface HostLookup {
 /** What gate.fetch and the interceptor use of the gate (built by it; not public). */
 export interface GateDoor {
   readonly userAgent: string;
+  /** `{ 'user-agent': userAgent }`, frozen: the request headers when the caller gives none. */
+  readonly headers: Readonly<Record<string, string>>;
   readonly politeness: GatePoliteness;
   /** The `politeness` option: do the doors wait? */
   readonly paced: boolean;
@@ -44,6 +47,14 @@ class DispatchFn extends Dispatcher {
   override async destroy(): Promise<void> {}
 }
 
+/** A dispatch origin's pacing, built once. */
+interface OriginTerms {
+  readonly hostname: string;
+  /** Exempt by host or origin (a predicate is asked per URL). */
+  readonly exempt: boolean;
+  readonly terms: PaceTerms;
+}
+
 export class GatePoliteness {
   readonly pacer: Pacer;
   readonly #o: ResolvedOptions;
@@ -53,8 +64,9 @@ export class GatePoliteness {
   readonly #exemptHosts: ReadonlySet<string>;
   readonly #exemptOrigins: ReadonlySet<string>;
   readonly #viaDispatch = new WeakMap<Dispatcher.Dispatch, Dispatcher>();
-  /** Dispatch origins as parsed (a request's `opts.origin`): one `new URL` per origin, not per request. */
-  readonly #origins = new Map<string, { origin: string; hostname: string; host: string } | null>();
+  /** Dispatch origins as parsed (a request's `opts.origin`) with their terms: one `new URL` per
+   *  origin, not per request. */
+  readonly #origins = new Map<string, OriginTerms | null>();
 
   constructor(limiter: RateLimiter, o: ResolvedOptions, lookup: HostLookup, exempt: readonly string[] | ((url: URL) => boolean) | undefined) {
     this.pacer = pacerFor(limiter);
@@ -121,29 +133,39 @@ export class GatePoliteness {
     return this.#o.politeness && !this.#o.clampCrawlDelay && crawlDelaySeconds !== undefined && crawlDelaySeconds * 1000 > this.#o.maxCrawlDelayMs;
   }
 
-  /** How a request to `origin` + `path` waits; undefined when it does not (exempt). */
+  /** How a request to `origin` + `path` waits; undefined when it does not (exempt). One object per
+   *  origin, built once: a warm request allocates none. */
   terms(origin: string, path: string, force = false, lease?: Lease): PaceTerms | undefined {
     let u = this.#origins.get(origin);
     if (u === undefined) {
-      try {
-        const p = new URL(origin);
-        u = { origin: p.origin, hostname: p.hostname, host: p.host };
-      } catch {
-        u = null;
-      }
+      u = this.#originTerms(origin);
       if (this.#origins.size >= 10_000) this.#origins.clear();
       this.#origins.set(origin, u);
     }
     if (u === null) return undefined;
-    const url = u.origin + path;
-    if (!force && this.isExempt(url, u.origin, u.hostname)) return undefined;
+    if (!force && (u.exempt || (this.#exempt !== undefined && this.isExempt(u.terms.origin + path, u.terms.origin, u.hostname)))) return undefined;
+    return lease !== undefined && lease.host === u.terms.host ? { ...u.terms, within: lease } : u.terms;
+  }
+
+  #originTerms(origin: string): OriginTerms | null {
+    let p: URL;
+    try {
+      p = new URL(origin);
+    } catch {
+      return null;
+    }
+    const { origin: o, hostname } = p;
     return {
-      pacer: this.pacer,
-      host: u.host,
-      url,
-      within: lease !== undefined && lease.host === u.host ? lease : undefined,
-      interval: () => this.interval(u!.origin, u!.hostname),
-      backoff: (retryAfter, endedAt) => backoffUntil(retryAfter, endedAt, this.#o.defaultBackoffMs, this.#o.maxBackoffMs),
+      hostname,
+      exempt: (this.#exemptHosts.size > 0 && this.#exemptHosts.has(hostname)) || (this.#exemptOrigins.size > 0 && this.#exemptOrigins.has(o)),
+      terms: {
+        pacer: this.pacer,
+        host: p.host,
+        origin: o,
+        within: undefined,
+        interval: () => this.interval(o, hostname),
+        backoff: (retryAfter, endedAt) => backoffUntil(retryAfter, endedAt, this.#o.defaultBackoffMs, this.#o.maxBackoffMs),
+      },
     };
   }
 
@@ -153,9 +175,19 @@ export class GatePoliteness {
     return (dispatch) =>
       (opts, handler) => {
         if (isPaced(opts)) return dispatch(opts, handler);
-        const origin = typeof opts.origin === 'string' ? opts.origin : String(opts.origin);
-        return dispatchPaced(dispatch, opts, handler, this.terms(origin, opts.path, force, leaseOf(opts)));
+        return dispatchPaced(dispatch, opts, handler, this.#termsOf(opts, force));
       };
+  }
+
+  /** `inner` with every request waiting for its host's slot (exempt ones aside): gate.fetch's
+   *  dispatcher. Not composed, so fetch's handler passes without undici's header conversions. */
+  paced(inner: Dispatcher): Dispatcher {
+    return new DispatchFn(pacedDispatch(inner, (opts) => this.#termsOf(opts, false)));
+  }
+
+  #termsOf(opts: Dispatcher.DispatchOptions, force: boolean): PaceTerms | undefined {
+    const origin = typeof opts.origin === 'string' ? opts.origin : String(opts.origin);
+    return this.terms(origin, opts.path, force, leaseOf(opts));
   }
 
   /** `paced` (one of the dispatchers above), its requests to `lease`'s host sent under that lease. */

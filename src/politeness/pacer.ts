@@ -63,6 +63,7 @@ interface HostQueue {
 }
 
 const MAX_TIMER_MS = 2_147_483_647;
+const RELEASED: Promise<void> = Promise.resolve();
 /** A lease never released (its holder hung or died) stops counting after this (ms). */
 export const DEFAULT_LEASE_MS = 120_000;
 
@@ -130,7 +131,17 @@ export class Pacer {
     const r = limiter.tryAcquireSync(host, interval.ms, this.leaseMs);
     if (!r.ok) return undefined;
     const lease = r.lease;
-    return { lease, waitedMs: 0, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
+    return {
+      lease,
+      waitedMs: 0,
+      // In memory the release is done at once: no promise to wait for, as none was to take it.
+      release: (endedAt, notBefore) => {
+        this.#noteBackoff(host, endedAt, notBefore);
+        limiter.releaseSync(lease, endedAt, notBefore);
+        this.#queues.get(host)?.wake?.();
+        return RELEASED;
+      },
+    };
   }
 
   /**
@@ -220,10 +231,14 @@ export class Pacer {
     this.#queues.delete(host);
   }
 
+  #noteBackoff(host: string, endedAt: number, notBefore: number | undefined): void {
+    if (notBefore !== undefined) this.#notBefore.set(host, notBefore);
+    else if (this.#notBefore.size !== 0 && this.#notBefore.has(host) && this.#notBefore.get(host)! <= endedAt) this.#notBefore.delete(host);
+  }
+
   async #release(lease: Lease, endedAt: number, notBefore?: number): Promise<void> {
     const host = lease.host;
-    if (notBefore !== undefined) this.#notBefore.set(host, notBefore);
-    else if (this.#notBefore.has(host) && this.#notBefore.get(host)! <= endedAt) this.#notBefore.delete(host);
+    this.#noteBackoff(host, endedAt, notBefore);
     try {
       await this.limiter.release(lease, endedAt, notBefore);
     } finally {

@@ -72,6 +72,11 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async release(lease: Lease, endedAt: number, notBefore?: number): Promise<void> {
+    this.releaseSync(lease, endedAt, notBefore);
+  }
+
+  /** `release` without the promise. */
+  releaseSync(lease: Lease, endedAt: number, notBefore?: number): void {
     const slot = this.slots.get(lease.host);
     if (!slot) return;
     if (slot.token === lease.token) {
