@@ -98,10 +98,16 @@ export class Policy implements AgentPolicy {
     const checks = this.#checks <= INDEX_AFTER_CHECKS ? ++this.#checks : this.#checks;
     if (this.#count <= SCAN_ONLY_MAX_RULES || checks <= INDEX_AFTER_CHECKS) {
       // What the first check compiles is not kept: most origins of a broad crawl are asked a few
-      // URLs, and each cached origin must stay small.
-      const rule = scanRules(this.source, this.ids, this.first, this.#count, checks === 1 ? firstCheck : this, text, start, end);
-      firstCheck.scanCache?.clear();
-      if (rule !== NEEDS_INDEX) return rule;
+      // URLs, and each cached origin must stay small. The shared cache is emptied before and after.
+      if (checks !== 1) {
+        const rule = scanRules(this.source, this.ids, this.first, this.#count, this, text, start, end);
+        if (rule !== NEEDS_INDEX) return rule;
+      } else {
+        firstCheck.scanCache?.clear();
+        const rule = scanRules(this.source, this.ids, this.first, this.#count, firstCheck, text, start, end);
+        firstCheck.scanCache?.clear();
+        if (rule !== NEEDS_INDEX) return rule;
+      }
     }
     this.scanCache = undefined;
     this.#index = this.indexes ? this.indexes(this.groupIds.join(','), () => this.#build()) : this.#build();

@@ -19,7 +19,8 @@ export interface ScanPattern {
   readonly priority: number;
 }
 
-/** Rules a scan compiles at most (over all its checks); past that, the index is the cheaper road. */
+/** Rules a scan compiles at most (over a policy's checks; a first check's compiles are not kept);
+ *  past that, the index is the cheaper road. */
 export const SCAN_COMPILE_BUDGET = 64;
 /** scanRules' answer when it would compile past the budget: build the index instead. */
 export const NEEDS_INDEX = -2;
