@@ -2,7 +2,6 @@
 // PolicyStore keeps a warm check() free of I/O; a cold or expired origin is loaded once (single
 // flight through the store) and every caller waits for that one fetch.
 import { EventEmitter } from 'node:events';
-import { LRUCache } from 'lru-cache';
 import { Agent, type Dispatcher } from 'undici';
 import { parseRobotsTxt } from '../parser/index.js';
 import type { AgentPolicy, RobotsTxt } from '../parser/types.js';
@@ -20,6 +19,7 @@ import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
 import { gateInterceptor } from './interceptor.js';
 import { GatePoliteness, hostOnly, type GateDoor } from './politeness.js';
 import { resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
+import { OriginCache } from './origin-cache.js';
 import { observedSha256, recordFromFetch } from './policy-record.js';
 import { isReserved, signalsFromRobots, usageVerdict, type Purpose, type UsageVerdict } from '../usage/index.js';
 import type { Decision, DecisionReason, GatePolicyRecord, PolicyChange, PolicyStamp } from './types.js';
@@ -110,7 +110,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   readonly #ownDispatcher: boolean;
   readonly #store: PolicyStore;
   readonly #ownStore: boolean;
-  readonly #local: LRUCache<string, Entry>;
+  readonly #local: OriginCache<Entry>;
   readonly #flights = new Map<string, Promise<Entry>>();
   readonly #overrideAll: boolean;
   readonly #overrideHosts: ReadonlySet<string>;
@@ -132,7 +132,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     this.#dispatcher = options.dispatcher ?? (options.resolve?.length ? createResolvingAgent(options.resolve, OWN_AGENT) : new Agent(OWN_AGENT));
     this.#ownStore = !options.store;
     this.#store = options.store ?? new MemoryPolicyStore({ maxOrigins: this.#o.maxOrigins });
-    this.#local = new LRUCache({ max: this.#o.maxOrigins });
+    this.#local = new OriginCache(this.#o.maxOrigins);
 
     const override = options.override;
     this.#overrideAll = override === true;
@@ -145,7 +145,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       this.limiter,
       this.#o,
       {
-        crawlDelaySeconds: (origin) => this.#local.peek(origin, { allowStale: true })?.crawlDelaySeconds,
+        crawlDelaySeconds: (origin) => this.#local.peek(origin)?.crawlDelaySeconds,
         isUnderOverride: (hostname) => this.#underOverride.has(hostname),
       },
       options.exempt,
@@ -401,7 +401,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     if (inFlight !== undefined && !force) return inFlight;
     const flight = (async () => {
       if (inFlight !== undefined) await inFlight.catch(() => {});
-      const local = this.#local.get(origin, { allowStale: true });
+      const local = this.#local.get(origin);
       const stored = (await this.#store.get(origin)) as GatePolicyRecord | undefined;
       if (this.#overrideAll || this.#overrideHosts.has(hostname)) {
         if (await this.#store.isUnderOverride(hostname)) this.#underOverride.add(hostname);
@@ -455,7 +455,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
 
   /** Parse a record into a local entry, and publish what changed since `seen`. */
   #install(record: GatePolicyRecord, seen: GatePolicyRecord | undefined): Entry {
-    const current = this.#local.get(record.origin, { allowStale: true });
+    const current = this.#local.peek(record.origin);
     if (current !== undefined && sameRecord(current.record, record)) return current;
     let robots: RobotsTxt | null = null;
     if (record.kind === 'parsed') {
