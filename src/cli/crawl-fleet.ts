@@ -13,7 +13,8 @@ export interface Fleet {
 
 /**
  * With `--redis`: the policy store from stores/redis and the shared frontier of crawl/redis-frontier,
- * so this worker shares robots.txt copies, per-host rate and the URL list with the rest of the run.
+ * so this worker shares robots.txt copies, per-host rate and the URL list with the rest of the run
+ * (robots.txt copies with other runs too when `sharePolicies`).
  * ioredis is loaded only here. @throws RedisUnreachableError / RedisUrlError (clear messages).
  */
 export async function openFleet(
@@ -22,12 +23,16 @@ export async function openFleet(
   worker: string,
   options: FrontierOptions,
   say: (s: string) => void,
+  sharePolicies = false,
 ): Promise<Fleet> {
   const { createRedisStores } = await import('../stores/redis.js');
-  // Override marks last for this run; policies and per-host rates are shared Redis-wide. A lost
-  // Redis is said on stderr: requests wait for it (a local fallback would multiply the rate).
+  // robots.txt copies and override marks last for this run (each run fetches robots.txt at its
+  // own run time, through its own --resolve), unless sharePolicies; per-host rates are shared
+  // Redis-wide. A lost Redis is said on stderr: requests wait for it (a local fallback would
+  // multiply the rate).
   const stores = await createRedisStores(url, {
     run,
+    sharePolicies,
     onStatus: (e) =>
       say(
         e.state === 'lost'

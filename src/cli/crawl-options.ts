@@ -24,6 +24,7 @@ export interface CrawlCliOptions {
   redis?: string;
   run?: string;
   worker?: string;
+  shareRobotsAcrossRuns?: boolean;
   browser?: boolean;
   screenshot?: boolean;
   chromium?: string;
@@ -78,6 +79,7 @@ export function checkCrawlOptions(opts: CrawlCliOptions): CrawlNumbers {
   if (opts.redis && !opts.run) throw new UsageError('--redis needs --run NAME (the name the workers share)');
   // Without Redis there is no fleet to share a run with: ignoring them would hide a forgotten --redis.
   if (!opts.redis && opts.run !== undefined) throw new UsageError('--run needs --redis URL (it names a fleet run shared through Redis)');
+  if (!opts.redis && opts.shareRobotsAcrossRuns) throw new UsageError('--share-robots-across-runs needs --redis URL (the runs share robots.txt copies through Redis)');
   // A value that is no host name (a URL, a wildcard) would match no host: the user would think
   // a host overridden that is not, and find it blocked.
   for (const h of opts.override) {

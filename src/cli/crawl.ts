@@ -73,6 +73,7 @@ export function crawlCommand(): Command {
     .option('--redis <url>', 'share the frontier, policies and per-host rate with other workers through Redis')
     .option('--run <name>', 'with --redis: the run name the workers share')
     .option('--worker <name>', 'with --redis: this worker\'s name (its audit is DIR/audit-<worker>.sqlite)')
+    .option('--share-robots-across-runs', "with --redis: use robots.txt copies other runs on this Redis fetched while fresh (default: each --run fetches its own)")
     .option('--purpose <purpose>', 'what the documents are for: search, ai-input or ai-train; what robots.txt or TDMRep reserves for it is not fetched, what a response reserves is not kept (default: usage is recorded only)')
     .option('--browser', 'render each allowed HTML page in headless Chromium; every request the page makes is gated and audited (kind subresource)')
     .option('--screenshot', 'with --browser: save a full-page PNG next to each rendered document (<path>.png)')
@@ -228,7 +229,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const frontierOptions: FrontierOptions = { minIntervalMs, concurrency, overrideIntervalMs };
     if (opts.redis) {
       try {
-        fleet = await openFleet(opts.redis, opts.run!, worker!, frontierOptions, say);
+        fleet = await openFleet(opts.redis, opts.run!, worker!, frontierOptions, say, opts.shareRobotsAcrossRuns === true);
       } catch (err) {
         say((err as Error).message);
         return CRAWL_EXIT.redis;

@@ -1,6 +1,7 @@
 // Policy records shared by a fleet, with one robots.txt load per origin at a time fleet-wide.
 //
-// Keys (under the prefix):
+// Keys (under the prefix, and under `run:<run>:` too when the store is given a run name and
+// not `sharePolicies`: each run fetches its own robots.txt files, at its own run time):
 //   policy:<origin>   hash: `json` the PolicyRecord, `f` its fetchedAt, `e` its expiresAt (the
 //                     two times apart so scripts need not decode a large body); lives until
 //                     expiresAt plus `retainStaleMs`, so
@@ -9,8 +10,9 @@
 //   lock:<origin>     the loader's token, SET NX PX leaseMs: a loader that dies frees the origin
 //                     when its lease lapses
 //   override          set of hosts under override, fleet-wide (`run:<run>:override` when the
-//                     store is given a run name: marks last for that run only)
-// Channel `<prefix>policy-ready` carries the origin whenever a record is stored, to wake
+//                     store is given a run name: marks last for that run only, and the set
+//                     expires `retainStaleMs` after the last mark)
+// Channel `<prefix>policy-ready` (with the run's part too, as the keys) carries the origin whenever a record is stored, to wake
 // waiters at once; they also poll, so a lost message only costs a poll interval.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -78,8 +80,15 @@ export interface RedisPolicyStoreOptions {
   retainStaleMs?: number;
   /** Longest wait between two looks at a held lock (ms). Default 200. */
   pollMs?: number;
-  /** A run name: override marks are kept for this run only (policies stay shared by all). */
+  /** A run name: robots.txt records, load locks and override marks are kept for this run only
+   *  (keys under `<prefix>run:<run>:`), so a new run fetches each origin's robots.txt at its own
+   *  run time, through its own connection settings, never using a copy an earlier run fetched.
+   *  Each key expires (records `retainStaleMs` after their expiresAt), so old runs do not pile up.
+   *  Without a run name, records are shared by everyone on the prefix. */
   run?: string;
+  /** With `run`: share robots.txt records with every run on this prefix after all (they live
+   *  under `<prefix>policy:`); override marks stay per run. Default false. */
+  sharePolicies?: boolean;
   /** The fleet's per-host limiter, handed to a gate given this store and no `limiter`. Default:
    *  a RedisRateLimiter on the same connection and prefix. */
   limiter?: RateLimiter;
@@ -93,6 +102,10 @@ export interface RedisPolicyStoreOptions {
  */
 export class RedisPolicyStore implements PolicyStore {
   private readonly prefix: string;
+  /** Where records, locks and the channel live: the run's part of the prefix, unless shared. */
+  private readonly policyPrefix: string;
+  /** A run's override set expires this long after its last mark (ms); a prefix-wide one never. */
+  private readonly overrideTtlMs: number | undefined;
   private readonly retainStaleMs: number;
   private readonly pollMs: number;
   private readonly channel: string;
@@ -116,8 +129,11 @@ export class RedisPolicyStore implements PolicyStore {
     this.prefix = options.prefix ?? 'robots-gate:';
     this.retainStaleMs = options.retainStaleMs ?? 86_400_000;
     this.pollMs = options.pollMs ?? 200;
-    this.channel = `${this.prefix}policy-ready`;
-    this.overrideKey = options.run ? `${this.prefix}run:${options.run}:override` : `${this.prefix}override`;
+    const runPrefix = options.run ? `${this.prefix}run:${options.run}:` : this.prefix;
+    this.policyPrefix = options.sharePolicies ? this.prefix : runPrefix;
+    this.channel = `${this.policyPrefix}policy-ready`;
+    this.overrideKey = `${runPrefix}override`;
+    this.overrideTtlMs = options.run ? this.retainStaleMs : undefined;
     conn.client.defineCommand('rgPolAcquire', { numberOfKeys: 2, lua: ACQUIRE });
     conn.client.defineCommand('rgPolStore', { numberOfKeys: 2, lua: STORE });
     conn.client.defineCommand('rgPolUnlock', { numberOfKeys: 1, lua: UNLOCK });
@@ -126,10 +142,10 @@ export class RedisPolicyStore implements PolicyStore {
   }
 
   private recordKey(origin: string): string {
-    return `${this.prefix}policy:${origin}`;
+    return `${this.policyPrefix}policy:${origin}`;
   }
   private lockKey(origin: string): string {
-    return `${this.prefix}lock:${origin}`;
+    return `${this.policyPrefix}lock:${origin}`;
   }
 
   async get(origin: string): Promise<PolicyRecord | undefined> {
@@ -235,7 +251,12 @@ export class RedisPolicyStore implements PolicyStore {
   async markOverride(host: string): Promise<void> {
     const h = host.toLowerCase();
     this.overridden.add(h);
-    await this.conn.run((c) => c.sadd(this.overrideKey, h));
+    const ttl = this.overrideTtlMs;
+    await this.conn.run(async (c) => {
+      if (ttl === undefined) await c.sadd(this.overrideKey, h);
+      else await c.multi().sadd(this.overrideKey, h).pexpire(this.overrideKey, ttl).exec();
+      return true;
+    });
   }
 
   async isUnderOverride(host: string): Promise<boolean> {

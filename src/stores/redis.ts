@@ -3,9 +3,9 @@
 //   const stores = await createRedisStores('redis://127.0.0.1:6379', { run: 'crawl-42' });
 //   const gate = new RobotsGate({ userAgent, ...stores });   // store and limiter, named as the gate's options
 //
-// Policies and per-host rates are shared by everything on the same Redis and prefix (so two
-// runs against one site still keep its interval together); override marks and the frontier
-// are per run.
+// Per-host rates are shared by everything on the same Redis and prefix (so two runs against one
+// site still keep its interval together); with a run name, robots.txt records, override marks and
+// the frontier are per run (`sharePolicies` shares the records across runs).
 import { connectRedis, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { RedisPolicyStore, type RedisPolicyStoreOptions } from './redis-policy-store.js';
 import { RedisRateLimiter, type RedisRateLimiterOptions } from './redis-rate-limiter.js';

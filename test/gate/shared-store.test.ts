@@ -20,7 +20,7 @@ beforeAll(async () => {
     if (req.url === '/robots.txt') await new Promise((r) => setTimeout(r, 80));
     res.writeHead(200).end(req.url === '/robots.txt' ? 'User-agent: *\nDisallow: /private\n' : 'page');
   };
-  vh = await startVirtualHosts({ 'fleet.test': slow, 'over.test': slow });
+  vh = await startVirtualHosts({ 'fleet.test': slow, 'over.test': slow, 'runs.test': slow });
   for (let i = 0; i < 3; i++) {
     const s = await createRedisStores(process.env.REDIS_URL!, { prefix, pollMs: 20 });
     stores.push(s);
@@ -59,4 +59,39 @@ it("a gate given the Redis stores (spread, or the store alone) paces on the flee
   expect(spread.limiter).toBe(s.limiter);
   expect(storeOnly.limiter).toBe(s.limiter);
   await Promise.all([spread.close(), storeOnly.close()]);
+});
+
+it('a new run fetches its own robots.txt (keys under the run, with a TTL) unless both share policies', async () => {
+  const runPrefix = `rg-test-${randomUUID()}:`;
+  const opened: RedisStores[] = [];
+  const gateFor = async (run: string, sharePolicies?: boolean) => {
+    const s = await createRedisStores(process.env.REDIS_URL!, { prefix: runPrefix, run, sharePolicies, pollMs: 20 });
+    opened.push(s);
+    return new RobotsGate({ userAgent: UA, store: s.store, resolve: vh.resolve, timeoutMs: 5000 });
+  };
+  const made: RobotsGate[] = [];
+  try {
+    const url = `${vh.origin('runs.test')}/open`;
+    for (const run of ['x', 'y']) {
+      const g = await gateFor(run);
+      made.push(g);
+      await g.check(url);
+    }
+    expect(vh.requests('runs.test', '/robots.txt')).toHaveLength(2);
+    for (const run of ['s1', 's2']) {
+      const g = await gateFor(run, true);
+      made.push(g);
+      await g.check(url);
+    }
+    expect(vh.requests('runs.test', '/robots.txt')).toHaveLength(3);
+    const redis = opened[0]!.connection.client;
+    const runKeys = await redis.keys(`${runPrefix}run:x:*`);
+    expect(runKeys).toEqual([`${runPrefix}run:x:policy:${vh.origin('runs.test')}`]);
+    expect(await redis.pttl(runKeys[0]!)).toBeGreaterThan(0);
+    expect(await redis.exists(`${runPrefix}policy:${vh.origin('runs.test')}`)).toBe(1);
+  } finally {
+    await Promise.all(made.map((g) => g.close()));
+    await Promise.all(opened.map((s) => s.close()));
+    await deleteKeys(runPrefix);
+  }
 });
