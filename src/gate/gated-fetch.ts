@@ -90,7 +90,12 @@ export async function gatedFetch(
       }
     }
     init.onHop?.({ url, parentUrl, decision, status: res.status, ...(location !== undefined ? { location } : {}) });
-    if (location === undefined || mode === 'manual') return res;
+    if (location === undefined || mode === 'manual') {
+      // Each hop is a fetch of its own with redirect: 'manual', so undici's answer says not
+      // redirected; the caller's fetch followed hops, and says so as fetch does.
+      if (hop > 0) Object.defineProperty(res, 'redirected', { value: true });
+      return res;
+    }
     await res.body?.cancel();
     if (mode === 'error') throw new TypeError(`redirect from ${url} to ${location} with redirect: 'error'`);
     if (hop >= limit) throw new TooManyRedirectsError(url, limit);

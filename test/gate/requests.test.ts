@@ -46,6 +46,7 @@ describe('gate.fetch', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('a page /hello');
     expect(res.url).toBe(`${vh.origin('a.test')}/hello`);
+    expect(res.redirected).toBe(false);
     expect(vh.requests('a.test', '/hello')[0]!.userAgent).toBe(UA);
   });
 
@@ -86,6 +87,7 @@ describe('gate.fetch', () => {
     const res = await gate.fetch(`${vh.origin('a.test')}/go-b-open`, { onHop: (h) => hops.push(h) });
     expect(res.status).toBe(200);
     expect(res.url).toBe(`${vh.origin('b.test')}/open`);
+    expect(res.redirected).toBe(true);
     expect(hops.map((h) => h.decision.origin)).toEqual([vh.origin('a.test'), vh.origin('b.test')]);
     expect(hops[0]!.location).toBe(`${vh.origin('b.test')}/open`);
   });
@@ -95,6 +97,7 @@ describe('gate.fetch', () => {
     expect(await res.text()).toBe(`POST payload ${UA}`);
     const manual = await gate.fetch(`${vh.origin('a.test')}/go-b`, { redirect: 'manual' });
     expect(manual.status).toBe(302);
+    expect(manual.redirected).toBe(false);
     await manual.body?.cancel();
   });
 
