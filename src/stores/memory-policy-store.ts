@@ -16,8 +16,9 @@ const UTF8_FROM = 256;
 
 /**
  * A cached origin must cost little more than its body (a broad crawl caches 100,000). A body from
- * 4 KiB is kept deflated (level 1: robots.txt text shrinks to about a fifth, at about 7 µs a KiB,
- * once per fetch; inflated again on get(), a miss, off the hot path). A smaller text with one
+ * 4 KiB is kept deflated (level 1: robots.txt text shrinks to about a fifth, for about 16 µs of CPU
+ * a KiB on the loaded build machine, once per fetch; inflated again on get(), a miss, off the hot
+ * path). A smaller text with one
  * character past U+00FF (a comment's `–`) is a two-byte string in V8, 2 bytes a character, where its
  * UTF-8 octets take about 1: it is kept as octets. A text that is not well-formed UTF-16 (a lone
  * surrogate) would not survive UTF-8: it is kept as it is.
