@@ -294,7 +294,9 @@ export class CrawlJob {
     try {
       // The crash promise: every row recorded before this request is durable before it is sent.
       this.o.audit.flush?.(host);
-      result = await this.o.transport.fetch(url, { decision, signal: this.o.signal, slotHeld: true });
+      // Known only when expect() gave each host's count: the URL in hand is its last one.
+      const lastForHost = this.expected && this.log.host(host).remaining <= 1;
+      result = await this.o.transport.fetch(url, { decision, signal: this.o.signal, slotHeld: true, lastForHost });
     } catch (err) {
       await slot.release(Date.now());
       throw err;

@@ -51,7 +51,7 @@ export class HttpTransport implements DocumentTransport {
 
   async fetch(url: string, options: TransportFetchOptions = {}): Promise<TransportResult> {
     const d = options.decision;
-    if (this.options.dispatcher && !this.follow && options.slotHeld && d?.allowed && d.url === url) return this.send(url, d, options.signal);
+    if (this.options.dispatcher && !this.follow && options.slotHeld && d?.allowed && d.url === url) return this.send(url, d, options.signal, options.lastForHost === true);
     const hops: Hop[] = [];
     let hopStart = Date.now();
     const timeout = AbortSignal.timeout(this.timeoutMs);
@@ -138,7 +138,7 @@ export class HttpTransport implements DocumentTransport {
   }
 
   /** One request, decided and in its slot, with request(): no redirect followed, none checked. */
-  private async send(url: string, decision: Decision, outer: AbortSignal | undefined): Promise<TransportResult> {
+  private async send(url: string, decision: Decision, outer: AbortSignal | undefined, last: boolean): Promise<TransportResult> {
     const startedAt = Date.now();
     const ac = new AbortController();
     let timedOut = false;
@@ -158,7 +158,7 @@ export class HttpTransport implements DocumentTransport {
     try {
       let res: Dispatcher.ResponseData;
       try {
-        res = await request(url, { dispatcher: this.options.dispatcher, method: 'GET', headers: { 'user-agent': this.options.userAgent ?? '', accept: '*/*' }, signal: ac.signal });
+        res = await request(url, { dispatcher: this.options.dispatcher, method: 'GET', headers: { 'user-agent': this.options.userAgent ?? '', accept: '*/*' }, signal: ac.signal, reset: last });
       } catch (err) {
         return failed(err, new Uint8Array(0), false);
       }

@@ -50,6 +50,9 @@ export interface TransportFetchOptions {
   /** The caller holds the host's politeness slot for this fetch (the crawl takes it): the
    *  transport sends without waiting for it again, and follows no redirect it would have to space. */
   readonly slotHeld?: boolean;
+  /** No further request to this host is planned: its connection is closed after this response
+   *  instead of kept idle (a broad crawl would hold one idle socket, and its pool, per host). */
+  readonly lastForHost?: boolean;
 }
 
 /** Fetches one document through the gate. Implementations: HTTP (default), browser. */
