@@ -15,13 +15,23 @@ export class RobotsBlockedError extends Error {
   }
 }
 
+/**
+ * The robots.txt file a decision's rules came from: the policy's finalUrl, with the URL asked for
+ * after it when a redirect led there (RFC 9309 §2.3.1.2), e.g.
+ * `http://target.test/robots.txt (asked at http://rr.test/robots.txt)`.
+ */
+export function policySource(policy: Decision['policy']): string {
+  const { robotsUrl, finalUrl } = policy;
+  return finalUrl && finalUrl !== robotsUrl ? `${finalUrl} (asked at ${robotsUrl})` : robotsUrl;
+}
+
 function blockedMessage(d: Decision): string {
-  const robots = d.policy.robotsUrl;
+  const robots = policySource(d.policy);
   if (d.reason === 'crawl-delay-too-long') {
     return `robots.txt blocks ${d.url}: ${robots} asks for a Crawl-delay of ${d.crawlDelaySeconds} s, over this gate's maxCrawlDelayMs (set clampCrawlDelay: true to keep the host at the maximum)`;
   }
   if (d.reason === 'unreachable') {
-    return `robots.txt blocks ${d.url}: ${robots} is unreachable (${d.policy.status}), so every URL on ${d.origin} is disallowed until it can be fetched (RFC 9309 §2.3.1.4)`;
+    return `robots.txt blocks ${d.url}: ${d.policy.robotsUrl} is unreachable (${d.policy.status}), so every URL on ${d.origin} is disallowed until it can be fetched (RFC 9309 §2.3.1.4)`;
   }
   const rule = d.rule ? `"${d.rule.type === 'allow' ? 'Allow' : 'Disallow'}: ${d.rule.pattern}" at line ${d.rule.line}` : 'no rule';
   const group = d.group ? ` (group user-agent ${d.group.userAgents.join(', ')})` : '';

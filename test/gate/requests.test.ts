@@ -27,6 +27,12 @@ beforeAll(async () => {
     },
     'b.test': site('User-agent: hopbot\nDisallow: /private\n'),
     'c.test': (_req, res) => void res.writeHead(503).end('down'),
+    // Its robots.txt is on another host.
+    'rr.test': (req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(301, { location: `${vh.origin('target.test')}/robots.txt` }).end();
+      res.writeHead(200).end('page');
+    },
+    'target.test': site('User-agent: *\nDisallow: /private\n'),
     'moved.test': (req, res) => {
       if (req.url === '/robots.txt') return void res.writeHead(301, { location: '/robots-real.txt' }).end();
       if (req.url === '/robots-real.txt') return void res.writeHead(200).end('User-agent: *\nDisallow: /private\n');
@@ -60,6 +66,12 @@ describe('gate.fetch', () => {
     expect(blocked.message).toContain('line 2');
     expect(blocked.message).toContain(`${vh.origin('a.test')}/robots.txt`);
     expect(vh.requests('a.test', '/secret/x')).toHaveLength(0);
+  });
+
+  it('names the file the rule came from when robots.txt redirected, and the URL asked at', async () => {
+    const err = (await gate.fetch(`${vh.origin('rr.test')}/private/x`).catch((e: unknown) => e)) as RobotsBlockedError;
+    expect(err).toBeInstanceOf(RobotsBlockedError);
+    expect(err.message).toContain(`line 2 of ${vh.origin('target.test')}/robots.txt (asked at ${vh.origin('rr.test')}/robots.txt)`);
   });
 
   it('names an unreachable robots.txt in the error', async () => {
