@@ -192,7 +192,7 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
     // §2.3.1.4: network errors, timeouts, a body cut short or undecodable: unreachable. A file that
     // cannot be read is not a missing file.
     const code = timedOut ? 'ETIMEDOUT' : errorCode(err);
-    const message = timedOut ? `robots.txt fetch took longer than ${options.timeoutMs} ms` : String((err as Error)?.message ?? err);
+    const message = timedOut ? `robots.txt fetch took longer than ${options.timeoutMs} ms` : errorMessage(err);
     return done({ finalUrl: url, kind: 'unreachable', status: code, sha256: null, error: message });
   } finally {
     clearTimeout(timer);
@@ -234,6 +234,19 @@ function errorCode(err: unknown): string {
   if (best) return best;
   const name = (err as { name?: unknown })?.name;
   return typeof name === 'string' && name !== 'Error' ? name : 'ERR_NETWORK';
+}
+
+/** The error's message and its causes' (fetch's `fetch failed` says nothing; its cause, e.g. a
+ *  proxy's `Proxy response (501) !== 200 when HTTP Tunneling`, says what happened). */
+function errorMessage(err: unknown): string {
+  const parts: string[] = [];
+  let e = err as { message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; e && depth < 4; depth++) {
+    const m = typeof e.message === 'string' ? e.message : depth === 0 ? String(e) : '';
+    if (m && !parts.includes(m)) parts.push(m);
+    e = e.cause as typeof e;
+  }
+  return parts.join(': ') || 'network error';
 }
 
 function cutToLastLineBreak(bytes: Buffer): Buffer {

@@ -31,7 +31,8 @@ function blockedMessage(d: Decision): string {
     return `robots.txt blocks ${d.url}: ${robots} asks for a Crawl-delay of ${d.crawlDelaySeconds} s, over this gate's maxCrawlDelayMs (set clampCrawlDelay: true to keep the host at the maximum)`;
   }
   if (d.reason === 'unreachable') {
-    return `robots.txt blocks ${d.url}: ${d.policy.robotsUrl} is unreachable (${d.policy.status}), so every URL on ${d.origin} is disallowed until it can be fetched (RFC 9309 §2.3.1.4)`;
+    const why = d.policy.error ? `${d.policy.status}: ${d.policy.error}` : String(d.policy.status);
+    return `robots.txt blocks ${d.url}: ${d.policy.robotsUrl} is unreachable (${why}), so every URL on ${d.origin} is disallowed until it can be fetched (RFC 9309 §2.3.1.4)`;
   }
   const rule = d.rule ? `"${d.rule.type === 'allow' ? 'Allow' : 'Disallow'}: ${d.rule.pattern}" at line ${d.rule.line}` : 'no rule';
   const group = d.group ? ` (group user-agent ${d.group.userAgents.join(', ')})` : '';

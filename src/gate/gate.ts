@@ -473,6 +473,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       sitemaps: Object.freeze(robots ? robots.sitemaps.map(ownString) : []),
       ...(record.html ? { html: true } : {}),
       ...(record.truncated ? { truncated: true } : {}),
+      ...(record.error !== undefined ? { error: record.error } : {}),
       ...(stale && record.lastStatus !== undefined ? { refetchStatus: record.lastStatus } : {}),
     });
     // §2.2.1 with fallback tokens (`['MyBot-News', 'MyBot']`): the first token a group names decides,

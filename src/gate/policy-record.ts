@@ -47,7 +47,7 @@ export function recordFromFetch(
   const kept = { stale: true, lastStatus: result.status, failures, fetchedAt: now, bodyFetchedAt };
   if (result.kind === 'unreachable') {
     if (good) return { ...good, ...kept, vanished: false, expiresAt: retryAt() };
-    return { ...base, kind: 'unreachable', sha256: null, failures, expiresAt: retryAt() };
+    return { ...base, ...(result.error ? { error: result.error } : {}), kind: 'unreachable', sha256: null, failures, expiresAt: retryAt() };
   }
   if (good && o.onVanished === 'keep-last') {
     return { ...good, ...kept, vanished: true, expiresAt: retryAt() };

@@ -40,6 +40,9 @@ export interface PolicyStamp {
   readonly finalUrl: string;
   /** HTTP status of the final response, or the network error's code (`ETIMEDOUT`, `ECONNREFUSED`, `ENOTFOUND`, …). */
   readonly status: number | string;
+  /** For an unreachable robots.txt from a network failure: the error's message (a proxy's refusal,
+   *  a TLS failure, …), so the status code is not all that is said. */
+  readonly error?: string;
   /** sha256 of the body bytes that were parsed (after content decoding; the first maxBytes, cut
    *  back to a line break when longer) as lowercase hex, so the stored text re-hashes to it;
    *  null when there was no body to parse (unavailable, unreachable). */

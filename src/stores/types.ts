@@ -10,6 +10,9 @@ export interface PolicyRecord {
    *  `unreachable`: 5xx, 429, network failure (disallow all). */
   readonly kind: 'parsed' | 'unavailable' | 'unreachable';
   readonly status: number | string;
+  /** For `unreachable` from a network failure: the error's message, its causes' after it (undici's
+   *  own, e.g. a proxy's refusal `Proxy response (501) !== 200 when HTTP Tunneling`). */
+  readonly error?: string;
   /** True when `kind` is unavailable because of too many redirects or a loop (§2.3.1.2). */
   readonly redirectLimit?: boolean;
   /** The decoded body text (first maxBytes); present when kind is `parsed`. */

@@ -97,6 +97,27 @@ describe('robots.txt goes the way the requests go', () => {
   });
 });
 
+describe('a proxy that refuses', () => {
+  it("robots.txt unreachable through a ProxyAgent whose CONNECT gets 501: the error names the proxy's answer", async () => {
+    const refusing = http.createServer((_req, res) => void res.writeHead(501).end());
+    refusing.on('connect', (_req, socket: net.Socket) => socket.end('HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\n\r\n'));
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', () => r()));
+    const proxy = new ProxyAgent(`http://127.0.0.1:${(refusing.address() as AddressInfo).port}`);
+    const gate = new RobotsGate({ userAgent: UA, dispatcher: proxy, timeoutMs: 5000 });
+    try {
+      const d = await gate.check('http://refused.test/page');
+      expect(d).toMatchObject({ allowed: false, reason: 'unreachable' });
+      expect(d.policy.error).toMatch(/Proxy response \(501\)/);
+      const err = await gate.fetch('http://refused.test/page').catch((e: unknown) => e as Error);
+      expect((err as Error).message).toMatch(/is unreachable \(UND_ERR_ABORTED: .*Proxy response \(501\)/);
+    } finally {
+      await gate.close();
+      await proxy.close();
+      await new Promise((r) => refusing.close(r));
+    }
+  });
+});
+
 describe('two doors on one host', () => {
   it('a CrawlJob and a gate.fetch loop sharing a limiter never come closer than the interval', async () => {
     const limiter = new MemoryRateLimiter();
