@@ -23,6 +23,9 @@ export function reportCommand(): Command {
     .addHelpText(
       'after',
       `
+Without --html, the HTML is written to standard output (the terminal, unless redirected):
+  robots-gate report DIR --html report.html     or     robots-gate report DIR > report.html
+
 Exit codes:
   0  written
   1  FILE cannot be written
