@@ -205,7 +205,7 @@ class DocumentGate {
     const lifetime = this.lifetimes.get(owners[i]![0]);
     const signal = lifetime ? AbortSignal.any([claim.gone.signal, lifetime.signal]) : claim.gone.signal;
     try {
-      await pace.slots.hold(key, e.frameId, url, () => pace.interval(url), signal);
+      await pace.hold(key, e.frameId, url, signal);
     } catch {
       await this.channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {});
       return;

@@ -64,7 +64,7 @@ type Target = Page | BrowserContext;
 function install(target: Target, gate: BrowserGate, options: GateOptions): Promise<GateHandle> {
   const userAgent = options.userAgent ?? gate.userAgent;
   const isPage = 'mainFrame' in target;
-  const pace = navigationPace(gate, options.politeness);
+  const pace = navigationPace(gate, options.politeness, options.heldSlots);
 
   const decide = (url: string): Promise<Verdict> =>
     gate.check(url).then(

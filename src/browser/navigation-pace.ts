@@ -18,7 +18,8 @@
 import { backoffUntil } from '../gate/pace.js';
 import type { Interval } from '../politeness/interval.js';
 import { pacerFor, type Pacer, type Slot } from '../politeness/pacer.js';
-import type { RateLimiter } from '../stores/types.js';
+import type { Lease, RateLimiter } from '../stores/types.js';
+import type { GateOptions } from './types.js';
 
 /** What navigation pacing needs of a gate: a `RobotsGate` has both. */
 export interface PacingGate {
@@ -66,15 +67,16 @@ export class NavigationSlots {
    * held for an earlier hop, and what another navigation of the frame held, is released first.
    * @param signal the target's lifetime: its abort ends a wait (nothing held then) or, later, the
    *   document's hold.
+   * @param within a lease on the host the caller holds (GateOptions.heldSlots): taken under it.
    * @throws (rejects) the signal's reason when `signal` aborts first (the target is gone).
    */
-  async hold(key: string, frameId: string, url: string, interval: () => Interval, signal: AbortSignal): Promise<void> {
+  async hold(key: string, frameId: string, url: string, interval: () => Interval, signal: AbortSignal, within?: Lease): Promise<void> {
     const known = this.#held.get(key);
     if (known?.url === url) return;
     this.end(key);
     const other = this.#byFrame.get(frameId);
     if (other !== undefined) this.end(other);
-    const slot = await this.#pacer.take(new URL(url).host, interval(), signal, url);
+    const slot = await this.#pacer.take(new URL(url).host, interval(), signal, url, within);
     // Gone meanwhile, or held for this hop by another session: nothing was sent under this slot,
     // so it goes back uncounted.
     if (signal.aborted || this.#held.get(key)?.url === url) {
@@ -148,14 +150,27 @@ export function navigationSlots(limiter: RateLimiter): NavigationSlots {
 export interface NavigationPace {
   readonly slots: NavigationSlots;
   interval(url: string): Interval;
+  /** Holds document `key` at `url` (frame `frameId`) as NavigationSlots.hold does, unless the
+   *  caller serves it itself (GateOptions.heldSlots.served: nothing to hold); under the caller's
+   *  lease on the host when it has one. */
+  hold(key: string, frameId: string, url: string, signal: AbortSignal): Promise<void>;
 }
 
 /**
  * Navigation pacing on `gate`'s terms, or undefined when it is off: `politeness: false`, or a
  * gate without a limiter (a BrowserGate that is not a RobotsGate).
  */
-export function navigationPace(gate: Partial<PacingGate>, politeness: boolean | undefined): NavigationPace | undefined {
+export function navigationPace(gate: Partial<PacingGate>, politeness: boolean | undefined, held?: GateOptions['heldSlots']): NavigationPace | undefined {
   if (politeness === false || gate.limiter === undefined || typeof gate.intervalFor !== 'function') return undefined;
   const g = gate as PacingGate;
-  return { slots: navigationSlots(g.limiter), interval: (url) => g.intervalFor(url) };
+  const slots = navigationSlots(g.limiter);
+  const interval = (url: string) => g.intervalFor(url);
+  return {
+    slots,
+    interval,
+    hold: async (key, frameId, url, signal) => {
+      if (held?.served?.(url)) return;
+      await slots.hold(key, frameId, url, () => interval(url), signal, held?.lease?.(new URL(url).host));
+    },
+  };
 }

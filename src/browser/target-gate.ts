@@ -180,7 +180,7 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
   /** Sends `go` once the document holds its host's slot; a document that cannot go frees it. */
   const paced = (p: NavigationPace, e: RequestPaused, url: string, go: () => Promise<unknown>): void => {
     const key = e.networkId ?? e.requestId;
-    const sent: Promise<void> = p.slots.hold(key, e.frameId, url, () => p.interval(url), closed).then(
+    const sent: Promise<void> = p.hold(key, e.frameId, url, closed).then(
       () => void go().catch(() => p.slots.end(key)),
       // The target went away while it waited: nothing is sent.
       () => void channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {}),

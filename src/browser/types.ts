@@ -4,7 +4,7 @@ import type { EventEmitter } from 'node:events';
 import type { Page, Request } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import type { Interval } from '../politeness/interval.js';
-import type { RateLimiter } from '../stores/types.js';
+import type { Lease, RateLimiter } from '../stores/types.js';
 
 /** What gatePage needs from a gate: a `RobotsGate` fits. */
 export interface BrowserGate {
@@ -67,6 +67,19 @@ export interface GateOptions {
    * interval are then that caller's to keep.
    */
   politeness?: boolean;
+  /**
+   * For a caller that takes a host's slot on `gate.limiter` itself around a page and leaves the
+   * page's other navigations to be spaced here (`robots-gate crawl --browser`).
+   * `served(url)`: true for a document the caller serves from its own copy (a route that fulfills
+   * it: nothing is sent, so it takes no slot); asked once per navigation, before it would wait.
+   * `lease(host)`: the lease on `gate.limiter` the caller holds on `host` (a fleet frontier's, see
+   * RateLimiter.tryAcquire `within`), for a navigation to `host` to go under it instead of waiting
+   * for it. Unused with `politeness: false`.
+   */
+  heldSlots?: {
+    served?(url: string): boolean;
+    lease?(host: string): Lease | undefined;
+  };
 }
 
 export interface GateHandleEvents<E = GatedRequest> {

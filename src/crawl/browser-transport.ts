@@ -1,7 +1,11 @@
 // The browser DocumentTransport: the document itself is fetched as the HTTP transport fetches it
-// (every redirect hop gated, under the crawl's politeness), then rendered in headless Chromium
-// from those very bytes, with every request the page makes put to the gate (gatePage). Each of
-// those decisions becomes an audit row of kind `subresource` whose parent is the page.
+// (a redirect comes back to the crawl, which schedules its target under that host's politeness),
+// then rendered in headless Chromium from those very bytes, with every request the page makes put
+// to the gate (gatePage). Each of those decisions becomes an audit row of kind `subresource` whose
+// parent is the page. The page's navigations (frames, their redirect hops, popups, its own moves)
+// are spaced by the page gate on the gate's limiter: the crawl's slot on the document's host is
+// given back when the document's response has ended, before the page renders, so a frame on that
+// host waits its interval after the document instead of for the crawl's slot for ever.
 import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +15,7 @@ import { newGatedContext, type GatedContext } from '../browser/context.js';
 import { whenGuarded } from '../browser/gate-page.js';
 import { launchChromium } from '../browser/launch.js';
 import type { BrowserGate, GatedRequest } from '../browser/types.js';
+import type { Lease } from '../stores/types.js';
 import { documentPath, resolveInside } from './document-path.js';
 import { HttpTransport, type FetchingGate } from './http-transport.js';
 import type { CrawlGate, DocumentTransport, Hop, TransportFetchOptions, TransportResult } from './types.js';
@@ -19,7 +24,6 @@ export interface BrowserTransportOptions {
   /** A RobotsGate: it fetches the document and frames' navigations (through its own `resolve`),
    *  and decides every request of the page. */
   readonly gate: CrawlGate & FetchingGate & BrowserGate & { readonly userAgent: string };
-  /** Where the audit rows of subresources go, under this run. */
   /** Where each subresource decision's row goes (the crawl's audit, or a counter in front of it). */
   readonly audit: Pick<AuditSink, 'recordAttempt'>;
   readonly runId: string;
@@ -55,6 +59,12 @@ interface Pending {
 export class BrowserTransport implements DocumentTransport {
   private readonly http: HttpTransport;
   private readonly contexts = new Map<string, Promise<GatedContext>>();
+  /** Pages being rendered from the bytes fetched already: their first navigation sends nothing
+   *  (a route fulfills it), so it takes no slot. */
+  private readonly served = new Set<string>();
+  /** The crawl's lease on each host whose page renders, when it is the limiter's own (a fleet's):
+   *  the page's navigations to that host go under it instead of waiting for it. */
+  private readonly leases = new Map<string, Lease>();
 
   private constructor(
     private readonly o: BrowserTransportOptions,
@@ -63,6 +73,9 @@ export class BrowserTransport implements DocumentTransport {
   ) {
     this.http = new HttpTransport({
       gate: o.gate,
+      // A redirect is the crawl's to schedule: its target waits for its own host's slot, which
+      // the crawl cannot give while it holds this one.
+      followRedirects: false,
       ...(o.maxRedirects !== undefined ? { maxRedirects: o.maxRedirects } : {}),
       ...(o.maxBytes !== undefined ? { maxBytes: o.maxBytes } : {}),
       ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
@@ -88,7 +101,15 @@ export class BrowserTransport implements DocumentTransport {
     const renderable =
       !last.blocked && last.status !== null && last.status >= 200 && last.status < 300 && !result.truncated && HTML.test(last.headers['content-type'] ?? '');
     if (!renderable || options.signal?.aborted) return result;
-    const rendered = await this.render(last, result.body);
+    await options.releaseSlot?.(last.endedAt + 1);
+    const host = hostOf(last.url);
+    if (options.lease) this.leases.set(host, options.lease);
+    let rendered: Awaited<ReturnType<BrowserTransport['render']>>;
+    try {
+      rendered = await this.render(last, result.body);
+    } finally {
+      if (options.lease) this.leases.delete(host);
+    }
     return {
       ...result,
       ...(rendered.html ? { body: rendered.html } : {}),
@@ -136,8 +157,10 @@ export class BrowserTransport implements DocumentTransport {
         handle.off('allowed', track!);
         handle.off('blocked', track!);
       };
-      // The document was fetched (and gated, hop by hop) already: hand the browser those bytes
-      // instead of asking the server twice. A page route runs before the context's gate.
+      // The document was fetched (and gated) already: hand the browser those bytes instead of
+      // asking the server twice. A page route runs after the context's gate, which lets this
+      // navigation go without a slot (this.served).
+      this.served.add(pageUrl);
       let served = false;
       await page.route(pageUrl, async (route) => {
         const r = route.request();
@@ -155,6 +178,7 @@ export class BrowserTransport implements DocumentTransport {
       if (renderErrorChannel.hasSubscribers) renderErrorChannel.publish({ url: pageUrl, error: err });
       return null;
     } finally {
+      this.served.delete(pageUrl);
       await page?.close().catch(() => {});
       untrack?.();
       closed();
@@ -177,9 +201,13 @@ export class BrowserTransport implements DocumentTransport {
     let c = this.contexts.get(host);
     if (!c) {
       // maxBlocked 0: the context lives as long as the crawl; the rows keep what is needed.
-      // politeness false: the crawl holds the host's slot while the page renders; a frame's
-      // navigation spaced again here would wait for that very slot.
-      c = newGatedContext(this.browser, this.o.gate, { userAgent: this.o.gate.userAgent, maxBlocked: 0, politeness: false });
+      // Navigations are spaced (the crawl gave its slot back before the render) except the page's
+      // own document, served from the fetched bytes.
+      c = newGatedContext(this.browser, this.o.gate, {
+        userAgent: this.o.gate.userAgent,
+        maxBlocked: 0,
+        heldSlots: { served: (url) => this.served.delete(url), lease: (h) => this.leases.get(h) },
+      });
       c.catch(() => this.contexts.delete(host));
       this.contexts.set(host, c);
     }

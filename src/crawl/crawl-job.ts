@@ -15,6 +15,7 @@ import { AttemptLog, errText, hopRow, iso, type CrawlStats } from './attempt-log
 import type { CrawlJobOptions, CrawlResult } from './job-options.js';
 import { takeLoop } from './take-loop.js';
 import { TdmRepReader } from './tdmrep-read.js';
+import { HeldSlot } from './held-slot.js';
 
 export type { CrawlJobOptions, CrawlResult } from './job-options.js';
 export { FAILED_KEPT, type CrawlStats, type FailedUrl, type HostStats } from './attempt-log.js';
@@ -291,14 +292,16 @@ export class CrawlJob {
       return;
     }
     let result: Awaited<ReturnType<DocumentTransport['fetch']>>;
+    const lease = this.under(t)?.lease;
+    const held = new HeldSlot(slot, this.pacer, host, url, lease);
     try {
       // The crash promise: every row recorded before this request is durable before it is sent.
       this.o.audit.flush?.(host);
       // Known only when expect() gave each host's count: the URL in hand is its last one.
       const lastForHost = this.expected && this.log.host(host).remaining <= 1;
-      result = await this.o.transport.fetch(url, { decision, signal: this.o.signal, slotHeld: true, lastForHost });
+      result = await this.o.transport.fetch(url, { decision, signal: this.o.signal, slotHeld: true, lastForHost, releaseSlot: held.releaseEarly, ...(lease ? { lease } : {}) });
     } catch (err) {
-      await slot.release(Date.now());
+      await held.releaseEarly(Date.now());
       throw err;
     }
     const last = result.hops[result.hops.length - 1]!;
@@ -353,7 +356,7 @@ export class CrawlJob {
     const endedAt = Math.max(last.endedAt, result.hostEndedAt ?? 0);
     const notBefore = backoff ? endedAt + Math.min(retryAfterMs(last.headers['retry-after'], endedAt) ?? this.o.defaultBackoffMs, this.o.maxBackoffMs) : undefined;
     // +1: the transport's Date.now() rounds down; the interval never counts from before the end.
-    await slot.release(endedAt + 1, notBefore);
+    await held.end(endedAt + 1, notBefore, this.o.signal);
     if (notBefore !== undefined) {
       this.log.host(host).backoffUntil = notBefore;
       if (retry) await frontier.fail(t, endedAt, { retry: true, notBefore });

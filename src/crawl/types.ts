@@ -53,6 +53,15 @@ export interface TransportFetchOptions {
   /** No further request to this host is planned: its connection is closed after this response
    *  instead of kept idle (a broad crawl would hold one idle socket, and its pool, per host). */
   readonly lastForHost?: boolean;
+  /** With `slotHeld`: gives that slot back, its response ended at `endedAt` (ms since epoch). A
+   *  transport that sends more after the document (a rendered page's frames, popups, the page's
+   *  own navigations) calls it once the document's response has ended, before sending more:
+   *  those navigations take their hosts' slots on the gate's limiter themselves, the document's
+   *  host included, which would otherwise wait for this one. Not called: the caller releases. */
+  readonly releaseSlot?: (endedAt: number) => Promise<void>;
+  /** The caller's lease on the document's host when it is the gate limiter's own (a fleet
+   *  frontier's): what the transport sends to that host later goes under it (see `releaseSlot`). */
+  readonly lease?: Lease;
 }
 
 /** Fetches one document through the gate. Implementations: HTTP (default), browser. */

@@ -67,7 +67,7 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
   const userAgent = options.userAgent ?? gate.userAgent;
   const isPage = 'mainFrame' in target;
   const browser: Browser = isPage ? (target as Page).browser() : (target as Browser);
-  const pace = navigationPace(gate, options.politeness);
+  const pace = navigationPace(gate, options.politeness, options.heldSlots);
 
   const decide = (url: string): Promise<Verdict> =>
     gate.check(url).then(
