@@ -3,51 +3,18 @@
 // browser comes from launchChromium (same flags). For comparison: every request routed through
 // Playwright (page.route, continued at once), which gatePage does not use; and every request
 // paused over the same kind of DevTools session gatePage uses and let go at once, the floor of any
-// gating that decides before a request leaves. Loopback servers in this process; responses are
-// `no-store` so no variant is helped by the HTTP cache (routing turns it off).
-import http from 'node:http';
+// gating that decides before a request leaves. The page (bench/page-site.mjs) is served from this
+// process; its responses are `no-store` so no variant is helped by the HTTP cache (routing turns it off).
 import { existsSync } from 'node:fs';
 import { RobotsGate } from '../dist/index.js';
 import { gatePage, launchChromium, DEFAULT_CHROMIUM } from '../dist/browser/index.js';
 // Internal modules: the floor is measured over the very session gatePage uses.
 import { directPageChannel } from '../dist/browser/direct-session.js';
 import { sessionChannel } from '../dist/browser/channel.js';
+import { ORIGINS, PER_ORIGIN, startSite } from './page-site.mjs';
 
 const UA = 'BenchBot/1.0 (+https://bench.example/bot)';
-const ORIGINS = 5;
-const PER_ORIGIN = 10; // 50 subresources
 const ROUNDS = 40;
-
-function listen(handler) {
-  const server = http.createServer(handler);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-const noStore = { 'cache-control': 'no-store', 'access-control-allow-origin': '*' };
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
-
-function asset(req, res) {
-  const path = req.url.split('?')[0];
-  if (path === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\nAllow: /\n');
-  if (path.endsWith('.js')) return res.writeHead(200, { ...noStore, 'content-type': 'text/javascript' }).end('window.n = (window.n || 0) + 1;');
-  if (path.endsWith('.css')) return res.writeHead(200, { ...noStore, 'content-type': 'text/css' }).end('p { margin: 0 }');
-  if (path.endsWith('.png')) return res.writeHead(200, { ...noStore, 'content-type': 'image/png' }).end(PNG);
-  res.writeHead(200, { ...noStore, 'content-type': 'application/json' }).end('{"ok":true}');
-}
-
-function pageHtml(origins) {
-  const tags = [];
-  origins.forEach((o, i) => {
-    for (let k = 0; k < PER_ORIGIN; k++) {
-      const u = `${o}/r/${i}-${k}`;
-      if (k % 4 === 0) tags.push(`<script src="${u}.js"></script>`);
-      else if (k % 4 === 1) tags.push(`<link rel="stylesheet" href="${u}.css">`);
-      else if (k % 4 === 2) tags.push(`<img src="${u}.png">`);
-      else tags.push(`<script>(window.f = window.f || []).push(fetch(${JSON.stringify(u + '.json')}).then((r) => r.text()))</script>`);
-    }
-  });
-  return `<!doctype html><html><head><title>bench</title>${tags.join('\n')}</head><body><p>bench</p></body></html>`;
-}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.9))];
@@ -65,14 +32,8 @@ export async function run() {
     console.log(`skipped: no Chromium at ${DEFAULT_CHROMIUM} (apt-get install chromium)`);
     return;
   }
-  const assetServers = await Promise.all(Array.from({ length: ORIGINS }, () => listen(asset)));
-  const origins = assetServers.map((s) => `http://127.0.0.1:${s.address().port}`);
-  const html = pageHtml(origins);
-  const pageServer = await listen((req, res) => {
-    if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
-    res.writeHead(200, { ...noStore, 'content-type': 'text/html' }).end(html);
-  });
-  const pageUrl = `http://127.0.0.1:${pageServer.address().port}/`;
+  const site = await startSite();
+  const { pageUrl } = site;
   // The gated page gets a browser of its own: gatePage's browser-level session pauses every
   // document of its browser (documents only), which would tax the other variants' page loads too.
   const [browser, gatedBrowser] = await Promise.all([launchChromium(), launchChromium()]);
@@ -118,6 +79,6 @@ export async function run() {
   } finally {
     await Promise.all([browser.close(), gatedBrowser.close()]);
     await gate.close();
-    for (const s of [...assetServers, pageServer]) s.close();
+    site.close();
   }
 }

@@ -13,13 +13,12 @@ import { RobotsGate } from '../dist/index.js';
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../dist/browser/index.js';
 import { gateCrawler } from '../dist/crawlee/index.js';
 import { gatePage } from '../dist/puppeteer/index.js';
+import { ORIGINS as PAGE_ORIGINS, PER_ORIGIN, startSite } from './page-site.mjs';
 
 const UA = 'BenchBot/1.0 (+https://bench.example/bot)';
 const HOSTS = 200;
 const PER_HOST = 10;
 const CONCURRENCY = 50;
-const PAGE_ORIGINS = 5;
-const PER_ORIGIN = 10;
 const ROUNDS = 30;
 
 log.setLevel(LogLevel.OFF);
@@ -80,31 +79,9 @@ async function crawl(gated, order) {
   return { ms, handled, ...counts };
 }
 
-function assetHandler(req, res) {
-  const path = req.url.split('?')[0];
-  const noStore = { 'cache-control': 'no-store', 'access-control-allow-origin': '*' };
-  if (path === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n');
-  if (path.endsWith('.js')) return res.writeHead(200, { ...noStore, 'content-type': 'text/javascript' }).end('window.n = (window.n || 0) + 1;');
-  if (path.endsWith('.css')) return res.writeHead(200, { ...noStore, 'content-type': 'text/css' }).end('p { margin: 0 }');
-  res.writeHead(200, { ...noStore, 'content-type': 'application/json' }).end('{"ok":true}');
-}
-
 async function puppeteerPage() {
-  const assets = await Promise.all(Array.from({ length: PAGE_ORIGINS }, () => listen(assetHandler)));
-  const tags = assets.flatMap((s, i) =>
-    Array.from({ length: PER_ORIGIN }, (_, k) => {
-      const u = `http://127.0.0.1:${s.address().port}/r/${i}-${k}`;
-      if (k % 3 === 0) return `<script src="${u}.js"></script>`;
-      if (k % 3 === 1) return `<link rel="stylesheet" href="${u}.css">`;
-      return `<script>(window.f = window.f || []).push(fetch(${JSON.stringify(u + '.json')}).then((r) => r.text()))</script>`;
-    }),
-  );
-  const html = `<!doctype html><html><head><title>bench</title>${tags.join('\n')}</head><body><p>bench</p></body></html>`;
-  const pageServer = await listen((req, res) => {
-    if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
-    res.writeHead(200, { 'cache-control': 'no-store', 'content-type': 'text/html' }).end(html);
-  });
-  const url = `http://127.0.0.1:${pageServer.address().port}/`;
+  const site = await startSite();
+  const url = site.pageUrl;
   const launch = () => puppeteer.launch({ executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS] });
   const [plain, gatedBrowser, pausedBrowser] = await Promise.all([launch(), launch(), launch()]);
   // Each variant loads one page over and over: what is measured is gating (the navigation's slot
@@ -139,7 +116,7 @@ async function puppeteerPage() {
   } finally {
     await Promise.all([plain.close(), gatedBrowser.close(), pausedBrowser.close()]);
     await gate.close();
-    await close([...assets, pageServer]);
+    site.close();
   }
 }
 

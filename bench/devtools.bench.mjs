@@ -7,7 +7,7 @@
 //   pause, no gate  the endpoint with a stand-in gate that allows everything at once: each request
 //                   still paused over the gate's session; the floor of deciding before sending
 //   endpoint        DevToolsEndpoint as `robots-gate browser` runs it, robots.txt caches warm
-// The site runs in a process of its own (bench/devtools-site.mjs): served from this one, the
+// The site runs in a process of its own (bench/page-site.mjs): served from this one, the
 // endpoint's pauses waited behind the serving of the very page they gate, which no deployment does.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +18,7 @@ import CDP from 'chrome-remote-interface';
 import { RobotsGate } from '../dist/index.js';
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../dist/browser/index.js';
 import { DevToolsEndpoint } from '../dist/devtools/index.js';
+import { ORIGINS, PER_ORIGIN } from './page-site.mjs';
 // Internal modules: the proxy without the gate is measured over the very pieces the endpoint uses.
 import { Chromium } from '../dist/devtools/chromium.js';
 import { Client } from '../dist/devtools/client.js';
@@ -25,8 +26,6 @@ import { HttpSide } from '../dist/devtools/http-server.js';
 import { Upstream } from '../dist/devtools/upstream.js';
 
 const UA = 'BenchBot/1.0 (+https://bench.example/bot)';
-const ORIGINS = 5;
-const PER_ORIGIN = 10; // 50 subresources
 const ROUNDS = 40;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -114,10 +113,10 @@ export async function run() {
     console.log(`skipped: no Chromium at ${DEFAULT_CHROMIUM} (apt-get install chromium)`);
     return;
   }
-  const site = spawn(process.execPath, [fileURLToPath(new URL('./devtools-site.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const site = spawn(process.execPath, [fileURLToPath(new URL('./page-site.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
   const pageUrl = await new Promise((resolve, reject) => {
     site.stdout.once('data', (d) => resolve(String(d).trim()));
-    site.once('exit', (code) => reject(new Error(`bench/devtools-site.mjs exited (${code})`)));
+    site.once('exit', (code) => reject(new Error(`bench/page-site.mjs exited (${code})`)));
   });
   // Each variant loads one page over and over: what is measured is gating (the navigation's slot
   // taken and given back included), not the host's interval, so the floor is off.

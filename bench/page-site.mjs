@@ -1,13 +1,13 @@
-// The site of bench/devtools.bench.mjs, in a process of its own (as a real site is: the endpoint's
-// event loop must not also serve the page it is gating): a page that pulls 50 subresources
-// (scripts, stylesheets, images, fetch() calls) from 5 loopback origins, every response `no-store`
-// so the HTTP cache helps no variant. Prints the page's URL, then serves until killed.
-// Usage: node bench/devtools-site.mjs (or startSite() in a process of one's own)
+// The page of the browser, Puppeteer and DevTools benches: it pulls 50 subresources (scripts,
+// stylesheets, images, fetch() calls) from 5 loopback origins, every response `no-store` so the HTTP
+// cache helps no variant. Run as a script it prints the page's URL and serves until killed (the
+// DevTools bench serves it from a process of its own: the endpoint's event loop must not also serve
+// the page it is gating). Usage: node bench/page-site.mjs, or startSite().
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 
-const ORIGINS = 5;
-const PER_ORIGIN = 10; // 50 subresources
+export const ORIGINS = 5;
+export const PER_ORIGIN = 10; // 50 subresources
 
 function listen(handler) {
   const server = http.createServer(handler);
