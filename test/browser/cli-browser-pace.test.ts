@@ -5,7 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { deleteKeys } from '../stores/redis-test-keys.js';
 import { assertBuilt, runCli } from '../cli/run-cli.js';
 import { site, startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
 
@@ -35,6 +37,10 @@ beforeAll(async () => {
         : undefined,
     ),
     'crawled.test': site(ROBOTS),
+    // The same, on its own host, for a fleet run; its script marks the page as rendered.
+    'fleet.test': site(ROBOTS, (p) =>
+      p === '/frames' ? `<!doctype html><h1>fleet</h1><iframe src="/inner"></iframe><script>document.body.dataset.rendered = 'yes'</script>` : undefined,
+    ),
   });
   port = hosts.port;
 });
@@ -43,12 +49,12 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function crawl(name: string, urls: string[], minIntervalMs: number): Promise<string> {
+async function crawl(name: string, urls: string[], minIntervalMs: number, extra: string[] = []): Promise<string> {
   const list = path.join(dir, `${name}.txt`);
   fs.writeFileSync(list, urls.join('\n') + '\n');
   const out = path.join(dir, name);
   const res = await runCli(
-    ['crawl', list, '--user-agent', 'RenderBot/1.0', '--out', out, '--min-interval', String(minIntervalMs), '--browser', ...hosts.resolve.flatMap((r) => ['--resolve', r])],
+    ['crawl', list, '--user-agent', 'RenderBot/1.0', '--out', out, '--min-interval', String(minIntervalMs), '--browser', ...extra, ...hosts.resolve.flatMap((r) => ['--resolve', r])],
     { timeoutMs: 90_000 },
   );
   expect(res.stderr).not.toMatch(/Error/);
@@ -92,4 +98,19 @@ test('crawl --browser: frames into a host being crawled, and into the page\'s ow
   for (const [, ms] of own) expect(ms).toBeGreaterThanOrEqual(700 - SLACK_MS);
   const html = fs.readFileSync(path.join(out, `frames.test_${port}`, 'frames'), 'utf8');
   expect(html).toContain('<h1>frames</h1>');
+}, 120_000);
+
+test("crawl --browser in a fleet: a frame on the page's own host goes under the crawl's lease, spaced, and the page renders", async () => {
+  const run = `browser-pace-${randomBytes(4).toString('hex')}`;
+  try {
+    const out = await crawl('fleet', [`http://fleet.test:${port}/frames`], 700, ['--redis', process.env.REDIS_URL!, '--run', run, '--worker', 'w1']);
+    const own = gaps('fleet.test');
+    expect(own.map(([p]) => p)).toEqual(['/frames', '/inner']);
+    for (const [, ms] of own) expect(ms).toBeGreaterThanOrEqual(700 - SLACK_MS);
+    // Rendered (its script ran): the frame did not wait for the lease until the page timed out.
+    expect(fs.readFileSync(path.join(out, `fleet.test_${port}`, 'frames'), 'utf8')).toContain('data-rendered="yes"');
+  } finally {
+    await deleteKeys(`robots-gate:run:${run}:`);
+    await deleteKeys(`robots-gate:*fleet.test:${port}`);
+  }
 }, 120_000);
