@@ -1,6 +1,7 @@
 // The crawl's take loop: asks the frontier for the next item, runs each in the background, sleeps
 // until a host opens or something in flight completes, and stops on drain, abort or a failure.
 import type { Frontier, TakenItem } from '../politeness/types.js';
+import { unlessAborted } from '../politeness/pacer.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -37,7 +38,7 @@ export async function takeLoop(o: TakeLoopOptions): Promise<number> {
       try {
         // An interrupt must not wait for the frontier: a shared one whose Redis is away
         // answers only when Redis is back, and Ctrl-C would do nothing until then.
-        r = await unlessAborted(frontier.take(), signal);
+        r = signal ? await unlessAborted(frontier.take(), signal, () => undefined) : await frontier.take();
         if (r === undefined) break;
       } catch (err) {
         // A frontier that fails (a shared one whose store is gone for good) stops the run;
@@ -87,27 +88,4 @@ export async function takeLoop(o: TakeLoopOptions): Promise<number> {
     signal?.removeEventListener('abort', onAbort);
   }
   return abandoned;
-}
-
-/** `p`'s value, or undefined as soon as `signal` aborts (`p` runs on; its outcome is dropped). */
-function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
-  if (!signal) return p;
-  if (signal.aborted) {
-    p.catch(() => {});
-    return Promise.resolve(undefined);
-  }
-  return new Promise<T | undefined>((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (err) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
 }

@@ -10,7 +10,7 @@ import { createResolvingAgent } from '../fetcher/resolving-agent.js';
 import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js';
 import { MemoryPolicyStore } from '../stores/memory-policy-store.js';
 import type { Lease, PolicyRecord, PolicyStore, RateLimiter } from '../stores/types.js';
-import { defaultLimiter, type Cancellation } from '../politeness/pacer.js';
+import { defaultLimiter, unlessAborted, type Cancellation } from '../politeness/pacer.js';
 import type { Interval } from '../politeness/interval.js';
 import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
 import { crawlerIdentity, tokenInForce } from './identity.js';
@@ -213,7 +213,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
     const loaded = this.#load(origin, hostname, false, via, lease).then((e) => this.#decide(e, href, origin, hostname, pathQuery));
-    return signal ? unlessAborted(loaded, signal) : loaded;
+    return signal ? unlessAborted(loaded, signal, (): never => { throw signal.reason; }) : loaded;
   }
 
   /**
@@ -549,20 +549,3 @@ function blockedFor(d: Decision, pol: GatePoliteness): RobotsBlockedError | unde
   return undefined;
 }
 
-/** `p`'s value, or a rejection with the signal's reason as soon as `signal` aborts. */
-function unlessAborted<T>(p: Promise<T>, signal: Cancellation): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (err) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}

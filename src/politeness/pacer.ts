@@ -44,6 +44,39 @@ export interface Cancellation {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
+/**
+ * `p`'s outcome, or, as soon as `signal` aborts (already aborted included), `aborted()`'s value or
+ * throw. `p` runs on either way; once aborted its outcome is dropped (a rejection is not left unhandled).
+ * For waits that a caller may give up on: a robots.txt load shared with other callers, a frontier's take.
+ */
+export function unlessAborted<T, U>(p: Promise<T>, signal: Cancellation, aborted: () => U): Promise<T | U> {
+  if (signal.aborted) {
+    p.catch(() => {});
+    return new Promise<U>((resolve) => resolve(aborted()));
+  }
+  return new Promise<T | U>((resolve, reject) => {
+    const onAbort = () => {
+      p.catch(() => {});
+      try {
+        resolve(aborted());
+      } catch (err) {
+        reject(err);
+      }
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
 interface Waiter {
   readonly interval: Interval;
   readonly url: string | undefined;
