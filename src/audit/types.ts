@@ -1,5 +1,6 @@
 // Audit rows. Written once, when the thing happens; never updated (history is never rewritten).
 // Times are ISO 8601 strings.
+import type { PolicySnapshot } from '../gate/policy-record.js';
 import type { UsageVerdict } from '../usage/types.js';
 
 export type AttemptOutcome = 'fetched' | 'blocked' | 'skipped' | 'error' | 'overridden';
@@ -92,18 +93,9 @@ export interface SitemapClaims {
   readonly sampled: boolean;
 }
 
-/** One distinct robots.txt body, keyed by sha256, so any stamp can be re-checked later. */
-export interface PolicyRow {
-  readonly sha256: string;
-  readonly origin: string;
-  readonly robotsUrl: string;
-  readonly finalUrl: string;
-  readonly status: number | string;
-  /** ISO 8601: the first time this body was seen. */
-  readonly fetchedAt: string;
-  readonly sitemaps: readonly string[];
-  readonly body: string;
-}
+/** One distinct robots.txt body, keyed by sha256, so any stamp can be re-checked later: the snapshot
+ *  a door builds from the gate's record (its `fetchedAt` is the first time this body was seen). */
+export type PolicyRow = PolicySnapshot;
 
 /** A robots.txt that changed during a run. */
 export interface PolicyChangeRow {

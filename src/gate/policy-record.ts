@@ -81,13 +81,14 @@ function bodyText(bytes: Buffer): string {
   return utf16 || !isUtf8(bytes) ? decodeRobotsText(bytes) : bytes.toString('utf8');
 }
 
-/** A fetched robots.txt as the audit keeps it (the shape of the audit's PolicyRow; times ISO 8601). */
+/** A fetched robots.txt as the audit keeps it (the audit's PolicyRow). */
 export interface PolicySnapshot {
   readonly sha256: string;
   readonly origin: string;
   readonly robotsUrl: string;
   readonly finalUrl: string;
   readonly status: number | string;
+  /** ISO 8601: when this body was fetched. */
   readonly fetchedAt: string;
   readonly sitemaps: readonly string[];
   readonly body: string;
