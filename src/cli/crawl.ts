@@ -1,5 +1,6 @@
 // `robots-gate crawl FILE|- --user-agent UA --out DIR`: a polite, audited crawl of a URL list.
 import { createHash, randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
@@ -267,6 +268,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const pacer = pacerFor(gate.limiter);
     for (const [host, last] of lastSent) await pacer.seed(host, last.endedAt);
     const controller = new AbortController();
+    // Every request in flight and every wait for a host's slot listens on the run's signal (Ctrl-C
+    // ends them all): Node's default of 10 listeners would warn of a leak at the default concurrency.
+    setMaxListeners(4 * concurrency + 16, controller.signal);
     const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
     const subresources: SubresourceCounts = {};
     if (opts.browser) {
