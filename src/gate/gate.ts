@@ -3,8 +3,6 @@
 // flight through the store) and every caller waits for that one fetch.
 import { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
-import { parseRobotsTxt } from '../parser/index.js';
-import type { AgentPolicy, RobotsTxt } from '../parser/types.js';
 import { fetchRobotsTxt } from '../fetcher/robots-fetcher.js';
 import { createResolvingAgent } from '../fetcher/resolving-agent.js';
 import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js';
@@ -13,37 +11,17 @@ import type { Lease, PolicyRecord, PolicyStore, RateLimiter } from '../stores/ty
 import { defaultLimiter, unlessAborted, type Cancellation } from '../politeness/pacer.js';
 import type { Interval } from '../politeness/interval.js';
 import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
-import { crawlerIdentity, tokenInForce } from './identity.js';
+import { crawlerIdentity } from './identity.js';
 import { RobotsBlockedError } from './errors.js';
 import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
 import { gateInterceptor } from './interceptor.js';
 import { GatePoliteness, hostOnly, type GateDoor } from './politeness.js';
 import { resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
 import { OriginCache } from './origin-cache.js';
-import { observedSha256, recordFromFetch } from './policy-record.js';
+import { newest, observedSha256, recordFromFetch, withBody } from './policy-record.js';
+import { entryFor, sameRecord, type Entry } from './entry.js';
 import { isReserved, signalsFromRobots, usageVerdict, type Purpose, type UsageVerdict } from '../usage/index.js';
-import type { Decision, DecisionReason, GatePolicyRecord, PolicyChange, PolicyStamp } from './types.js';
-
-/**
- * A record made ready for deciding: parsed once, stamp built once, shared by every decision. It keeps
- * what deciding for this gate's token needs and no more (a broad crawl caches 100,000 origins): the
- * rules of the groups that apply, not the file's text, model or other groups; the text stays in the
- * store (and the audit).
- */
-interface Entry {
-  /** The record without its body text. */
-  readonly record: GatePolicyRecord;
-  /** The rules that apply to `token`, apart from the file; null unless the record is parsed. */
-  readonly policy: AgentPolicy | null;
-  /** The parsed file, kept only when it has usage lines (Content-Usage, Content-Signal): most have none. */
-  readonly usage: RobotsTxt | null;
-  readonly stamp: PolicyStamp;
-  readonly expiresAt: number;
-  readonly stale: boolean;
-  readonly crawlDelaySeconds: number | undefined;
-  /** The product token this origin's rules are matched against: the first fallback token its file names. */
-  readonly token: string;
-}
+import type { Decision, DecisionReason, GatePolicyRecord, PolicyChange } from './types.js';
 
 /** Options of one check. */
 export interface CheckOptions {
@@ -457,40 +435,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   #install(record: GatePolicyRecord, seen: GatePolicyRecord | undefined): Entry {
     const current = this.#local.peek(record.origin);
     if (current !== undefined && sameRecord(current.record, record)) return current;
-    let robots: RobotsTxt | null = null;
-    if (record.kind === 'parsed') {
-      robots = parseRobotsTxt(record.body ?? '', { maxBytes: this.#o.maxBytes, url: record.finalUrl });
-    }
-    const stale = record.stale === true;
-    const stamp: PolicyStamp = Object.freeze({
-      robotsUrl: record.robotsUrl || robotsUrlOf(record.origin),
-      finalUrl: record.finalUrl,
-      status: record.status,
-      sha256: record.sha256,
-      fetchedAt: new Date(record.bodyFetchedAt ?? record.fetchedAt).toISOString(),
-      expiresAt: new Date(record.expiresAt).toISOString(),
-      // Copies: a sitemap URL is a slice of the body, and a slice may keep the whole body alive.
-      sitemaps: Object.freeze(robots ? robots.sitemaps.map(ownString) : []),
-      ...(record.html ? { html: true } : {}),
-      ...(record.truncated ? { truncated: true } : {}),
-      ...(record.error !== undefined ? { error: record.error } : {}),
-      ...(stale && record.lastStatus !== undefined ? { refetchStatus: record.lastStatus } : {}),
-    });
-    // §2.2.1 with fallback tokens (`['MyBot-News', 'MyBot']`): the first token a group names decides,
-    // as Googlebot-News falls back to Googlebot's group; only when none is named do `*` groups apply.
-    const token = tokenInForce(robots, this.#tokens);
-    const policy = robots === null ? null : robots.policyFor(token);
-    const { body: _body, ...meta } = record;
-    const entry: Entry = {
-      record: meta,
-      policy,
-      usage: robots !== null && robots.usageLines.length > 0 ? robots : null,
-      stamp,
-      expiresAt: record.expiresAt,
-      stale,
-      crawlDelaySeconds: policy?.crawlDelay,
-      token,
-    };
+    const entry = entryFor(record, this.#tokens, this.#o.maxBytes);
     this.#local.set(record.origin, entry);
     this.emit('policy', record);
     if (seen !== undefined) this.#publishChange(seen, record);
@@ -513,33 +458,6 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     if (policyChangeChannel.hasSubscribers) policyChangeChannel.publish(change);
     this.emit('policy-change', change);
   }
-}
-
-/** `s` as a string of its own, not a view into a larger one: a JSON round trip copies exactly. */
-function ownString(s: string): string {
-  return JSON.parse(JSON.stringify(s)) as string;
-}
-
-/** The same record (an entry keeps a copy without the body, so identity cannot tell). */
-function sameRecord(a: GatePolicyRecord, b: GatePolicyRecord): boolean {
-  return a.origin === b.origin && a.fetchedAt === b.fetchedAt && a.expiresAt === b.expiresAt && a.sha256 === b.sha256 && a.kind === b.kind && a.stale === b.stale;
-}
-
-/**
- * The local record with its body again, from the store's copy of the same file, so it can stand in
- * as the good copy when a refetch fails (RFC 9309 §2.3.1.4). Without the text (the store has lost it)
- * it cannot: the store's record, or none, is the previous one then.
- */
-function withBody(local: GatePolicyRecord | undefined, stored: GatePolicyRecord | undefined): GatePolicyRecord | undefined {
-  if (local === undefined || local.kind !== 'parsed' || local.body !== undefined) return local;
-  if (stored !== undefined && stored.sha256 === local.sha256 && stored.body !== undefined) return { ...local, body: stored.body };
-  return undefined;
-}
-
-function newest(a: GatePolicyRecord | undefined, b: GatePolicyRecord | undefined): GatePolicyRecord | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return b.fetchedAt > a.fetchedAt ? b : a;
 }
 
 /** The error a door throws for `d`, or undefined when it may be sent. */

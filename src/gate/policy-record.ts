@@ -62,6 +62,25 @@ export function recordFromFetch(
   };
 }
 
+/**
+ * The local record with its body again, from the store's copy of the same file, so it can stand in
+ * as the good copy when a refetch fails (RFC 9309 §2.3.1.4). Without the text (the store has lost it)
+ * it cannot: the store's record, or none, is the previous one then.
+ */
+export function withBody(local: GatePolicyRecord | undefined, stored: GatePolicyRecord | undefined): GatePolicyRecord | undefined {
+  if (local === undefined || local.kind !== 'parsed' || local.body !== undefined) return local;
+  if (stored !== undefined && stored.sha256 === local.sha256 && stored.body !== undefined) return { ...local, body: stored.body };
+  return undefined;
+}
+
+/** The later of two records by fetch time. */
+export function newest(a: GatePolicyRecord | undefined, b: GatePolicyRecord | undefined): GatePolicyRecord | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return b.fetchedAt > a.fetchedAt ? b : a;
+}
+
+
 /** The policy a record says this origin has, for change detection: the body hash, or null for no
  *  file; undefined when the record observed nothing new (an outage behind a kept copy). */
 export function observedSha256(r: GatePolicyRecord): string | null | undefined {
