@@ -49,7 +49,7 @@ describe('SIGINT while Redis is down', () => {
     );
     const tookMs = Date.now() - interruptedAt;
     expect(r.signal).toBeNull(); // not the runner's SIGKILL
-    expect(r.code).toBe(130);
+    expect(r.code, r.stderr).toBe(130);
     expect(tookMs).toBeLessThan(15_000);
     expect(r.stderr).toMatch(/is not answering/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -80,7 +80,7 @@ describe('SIGINT while Redis is down', () => {
         },
       },
     );
-    expect(r.code).toBe(5);
+    expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toMatch(/queue is gone from Redis/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const db = new Database(path.join(out, 'audit-w1.sqlite'), { readonly: true });

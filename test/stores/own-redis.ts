@@ -2,15 +2,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+// Below Linux's ephemeral range (32768 and up): while a test has its Redis stopped, a port from
+// that range can be taken by any socket the suite opens, and a client reconnecting to it can
+// even connect to itself (TCP simultaneous open) and read its own commands back as replies.
+const OWN_PORTS = { from: 20_000, to: 32_000 };
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = OWN_PORTS.from + Math.floor(Math.random() * (OWN_PORTS.to - OWN_PORTS.from));
+    if (await bindable(port)) return port;
+  }
 }
 
 function ping(port: number): Promise<boolean> {
@@ -40,7 +49,13 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   const port = await freePort();
   const launch = async () => {
     const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    for (let i = 0; i < 50 && !(await ping(port)); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; !(await ping(port)); i++) {
+      if (i === 50) {
+        child.kill('SIGKILL');
+        throw new Error(`redis-server did not start on 127.0.0.1:${port} within 5 s`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
     return child;
   };
   let child = await launch();
