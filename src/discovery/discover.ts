@@ -9,7 +9,6 @@ import type { RateLimiter } from '../stores/types.js';
 import { resolveDiscoverOptions, type DiscoverOptions, type ResolvedDiscoverOptions } from './options.js';
 import { readSitemap, type DiscoveryGate, type ReadContext, type SitemapSource } from './read-sitemap.js';
 import { absoluteHttpUrl, admit, scopeOf } from './scope.js';
-import type { SitemapEntry } from './sitemap-parser.js';
 import { sitemapRow } from './sitemap-row.js';
 import type { DiscoveredUrl, DiscoveryStats, DropReason, SitemapReport } from './types.js';
 

@@ -1,6 +1,5 @@
 // The gate against hostile input: servers that lie or stall, URLs and identities that cannot be
 // used. Each yields a fail-closed decision or a clear error, within the configured time.
-import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';

@@ -1,6 +1,6 @@
 // Every request gated: gate.fetch hop by hop, and the undici interceptor under a plain fetch().
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, getGlobalDispatcher, setGlobalDispatcher, fetch as undiciFetch, request } from 'undici';
+import { getGlobalDispatcher, setGlobalDispatcher, fetch as undiciFetch, request } from 'undici';
 import { startVirtualHosts, site, type VirtualHosts } from '../helpers/hosts.js';
 import { RobotsGate, RobotsBlockedError, TooManyRedirectsError, createResolvingAgent } from '../../src/index.js';
 import type { FetchHop } from '../../src/index.js';
