@@ -188,13 +188,13 @@ class DocumentGate {
         o.record(request ? { ...base, request, frameUrl: frameUrlOf(request, base.frameUrl, claim?.page ?? null) } : base),
       );
     });
-    if (gated) return this.paced(e, url, owners, claims as Claim[]);
+    if (gated) return this.paced(e, url, owners, claims as Claim[], verdicts);
     // Fail closed: a page that could not be gated does not load.
     await this.channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
   }
 
   /** Lets document `e` go once it holds its host's slot, when an owner paces navigations. */
-  private async paced(e: DocumentPaused, url: string, owners: Array<[DocumentOwner, Claim | null]>, claims: Claim[]): Promise<void> {
+  private async paced(e: DocumentPaused, url: string, owners: Array<[DocumentOwner, Claim | null]>, claims: Claim[], verdicts: Verdict[]): Promise<void> {
     const userAgent = owners[0]![0].userAgent;
     const i = owners.findIndex(([o]) => o.pace);
     const pace = owners[i]?.[0].pace;
@@ -205,7 +205,7 @@ class DocumentGate {
     const lifetime = this.lifetimes.get(owners[i]![0]);
     const signal = lifetime ? AbortSignal.any([claim.gone.signal, lifetime.signal]) : claim.gone.signal;
     try {
-      await pace.hold(key, e.frameId, url, signal);
+      await pace.hold(key, e.frameId, url, signal, verdicts[i]!.decision ?? undefined);
     } catch {
       await this.channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {});
       return;

@@ -18,13 +18,14 @@
 import { backoffUntil } from '../gate/pace.js';
 import type { Interval } from '../politeness/interval.js';
 import { pacerFor, type Pacer, type Slot } from '../politeness/pacer.js';
+import type { Decision } from '../gate/types.js';
 import type { Lease, RateLimiter } from '../stores/types.js';
-import type { GateOptions } from './types.js';
+import type { GateOptions, TakenSlot } from './types.js';
 
 /** What navigation pacing needs of a gate: a `RobotsGate` has both. */
 export interface PacingGate {
   readonly limiter: RateLimiter;
-  intervalFor(url: string): Interval;
+  intervalFor(url: string, decision?: Decision): Interval;
 }
 
 /** A document's slot is given back after this long (ms) whatever happened: a page that streams
@@ -39,7 +40,7 @@ const MAX_BACKOFF_MS = 3_600_000;
 interface Held {
   readonly url: string;
   readonly frameId: string;
-  readonly slot: Slot;
+  readonly slot: Pick<Slot, 'release'>;
   readonly timer: NodeJS.Timeout;
   /** Stops listening to the target's end. */
   readonly unlisten: () => void;
@@ -68,15 +69,17 @@ export class NavigationSlots {
    * @param signal the target's lifetime: its abort ends a wait (nothing held then) or, later, the
    *   document's hold.
    * @param within a lease on the host the caller holds (GateOptions.heldSlots): taken under it.
+   * @param taken the host's slot the caller took for this very document (GateOptions.heldSlots):
+   *   held as its own, without waiting.
    * @throws (rejects) the signal's reason when `signal` aborts first (the target is gone).
    */
-  async hold(key: string, frameId: string, url: string, interval: () => Interval, signal: AbortSignal, within?: Lease): Promise<void> {
+  async hold(key: string, frameId: string, url: string, interval: () => Interval, signal: AbortSignal, within?: Lease, taken?: TakenSlot): Promise<void> {
     const known = this.#held.get(key);
     if (known?.url === url) return;
     this.end(key);
     const other = this.#byFrame.get(frameId);
     if (other !== undefined) this.end(other);
-    const slot = await this.#pacer.take(new URL(url).host, interval(), signal, url, within);
+    const slot = taken ? adopted(taken) : await this.#pacer.take(new URL(url).host, interval(), signal, url, within);
     // Gone meanwhile, or held for this hop by another session: nothing was sent under this slot,
     // so it goes back uncounted.
     if (signal.aborted || this.#held.get(key)?.url === url) {
@@ -134,6 +137,11 @@ export class NavigationSlots {
   }
 }
 
+/** A slot the caller took, released as the Pacer's are (a promise that may reject). */
+function adopted(taken: TakenSlot): Pick<Slot, 'release'> {
+  return { release: async (endedAt, notBefore) => void (await taken.release(endedAt, notBefore)) };
+}
+
 const registries = new WeakMap<RateLimiter, NavigationSlots>();
 
 /** The navigation slots of `limiter` in this process. */
@@ -149,11 +157,12 @@ export function navigationSlots(limiter: RateLimiter): NavigationSlots {
 /** What gateTarget uses to space a target's navigations (see TargetGateOptions.pace). */
 export interface NavigationPace {
   readonly slots: NavigationSlots;
-  interval(url: string): Interval;
-  /** Holds document `key` at `url` (frame `frameId`) as NavigationSlots.hold does, unless the
-   *  caller serves it itself (GateOptions.heldSlots.served: nothing to hold); under the caller's
-   *  lease on the host when it has one. */
-  hold(key: string, frameId: string, url: string, signal: AbortSignal): Promise<void>;
+  interval(url: string, decision?: Decision): Interval;
+  /** Holds document `key` at `url` (frame `frameId`, allowed by `decision`) as NavigationSlots.hold
+   *  does, unless the caller serves it itself (GateOptions.heldSlots.served: nothing to hold); in
+   *  the slot the caller took for it (`taken`), or under the caller's lease on the host when it
+   *  has one. */
+  hold(key: string, frameId: string, url: string, signal: AbortSignal, decision?: Decision): Promise<void>;
 }
 
 /**
@@ -164,13 +173,13 @@ export function navigationPace(gate: Partial<PacingGate>, politeness: boolean | 
   if (politeness === false || gate.limiter === undefined || typeof gate.intervalFor !== 'function') return undefined;
   const g = gate as PacingGate;
   const slots = navigationSlots(g.limiter);
-  const interval = (url: string) => g.intervalFor(url);
+  const interval = (url: string, decision?: Decision) => g.intervalFor(url, decision);
   return {
     slots,
     interval,
-    hold: async (key, frameId, url, signal) => {
+    hold: async (key, frameId, url, signal, decision) => {
       if (held?.served?.(url)) return;
-      await slots.hold(key, frameId, url, () => interval(url), signal, held?.lease?.(new URL(url).host));
+      await slots.hold(key, frameId, url, () => interval(url, decision), signal, held?.lease?.(new URL(url).host), held?.taken?.(url));
     },
   };
 }

@@ -149,7 +149,7 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     if (allowed) {
       const headers = uaHeaders(e.request.headers, o.userAgent);
       const go = () => channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId });
-      if (pace && e.resourceType === 'Document') paced(pace, e, url, go);
+      if (pace && e.resourceType === 'Document') paced(pace, e, url, v.decision!, go);
       else go().catch(() => {});
     } else {
       channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
@@ -178,9 +178,9 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
   };
 
   /** Sends `go` once the document holds its host's slot; a document that cannot go frees it. */
-  const paced = (p: NavigationPace, e: RequestPaused, url: string, go: () => Promise<unknown>): void => {
+  const paced = (p: NavigationPace, e: RequestPaused, url: string, decision: Decision, go: () => Promise<unknown>): void => {
     const key = e.networkId ?? e.requestId;
-    const sent: Promise<void> = p.hold(key, e.frameId, url, closed).then(
+    const sent: Promise<void> = p.hold(key, e.frameId, url, closed, decision).then(
       () => void go().catch(() => p.slots.end(key)),
       // The target went away while it waited: nothing is sent.
       () => void channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {}),

@@ -14,8 +14,17 @@ export interface BrowserGate {
   /** Where each host's slot is kept: with `intervalFor`, navigations are spaced on the gate's
    *  terms (a gate without both: they are not). */
   readonly limiter?: RateLimiter;
-  /** The interval (ms) for `url`'s host now (Crawl-delay, floor with jitter, override). */
-  intervalFor?(url: string): Interval;
+  /** The interval (ms) for `url`'s host now (Crawl-delay, floor with jitter, override);
+   *  `decision`: the one just made for `url`, for terms read from it. */
+  intervalFor?(url: string, decision?: Decision): Interval;
+}
+
+/** A host's slot a caller took itself for a navigation it is about to make (see
+ *  GateOptions.heldSlots.taken). */
+export interface TakenSlot {
+  /** The document's response ended at `endedAt` (ms since epoch); `notBefore`: a 429/503
+   *  back-off (ms since epoch). Only the first call counts. */
+  release(endedAt: number, notBefore?: number): unknown;
 }
 
 /** One request the gate decided, as emitted on `allowed` and `blocked`. `R` and `P` are the
@@ -74,11 +83,18 @@ export interface GateOptions {
    * it: nothing is sent, so it takes no slot); asked once per navigation, before it would wait.
    * `lease(host)`: the lease on `gate.limiter` the caller holds on `host` (a fleet frontier's, see
    * RateLimiter.tryAcquire `within`), for a navigation to `host` to go under it instead of waiting
-   * for it. Unused with `politeness: false`.
+   * for it.
+   * `taken(url)`: the slot the caller took for the navigation it is making (robots-gate/crawlee,
+   * before Crawlee's `page.goto`): the document at `url`, the first to pause that would wait, holds
+   * that slot instead of waiting for another (one slot per request sent), and gives it back when
+   * its response has ended, as it would its own; its redirect hops and the page's later
+   * navigations wait for theirs. Asked after `served`, once per document that would wait.
+   * Unused with `politeness: false`.
    */
   heldSlots?: {
     served?(url: string): boolean;
     lease?(host: string): Lease | undefined;
+    taken?(url: string): TakenSlot | undefined;
   };
 }
 

@@ -1,14 +1,19 @@
 // Browser crawlers (PlaywrightCrawler, PuppeteerCrawler): each page Crawlee opens is gated whole
 // before its navigation, through robots-gate/browser or robots-gate/puppeteer, so its
 // subresources, frames, workers, popups and every redirect hop are decided like the navigation.
-// The navigation also takes its host's slot, given back once the page has loaded.
+// Every navigation keeps its host's interval, one slot per request sent: the one Crawlee makes
+// takes its host's slot in the pre-navigation hook, on Crawlee's terms (before page.goto and its
+// timeout), and hands it to the page gate, which holds it as that document's own until its
+// response has ended (the next redirect hop, DOMContentLoaded, its failure). Each redirect hop,
+// frame and popup navigation then waits for its own host's slot in the page gate, on the same
+// limiter and terms (NavigationTerms). Subresources are gated and counted, not spaced.
 import type { Decision } from '../gate/types.js';
 import type { RobotsGate } from '../gate/gate.js';
 import { gatePage as gatePlaywrightPage } from '../browser/gate-page.js';
-import type { GatedRequest } from '../browser/types.js';
+import type { BrowserGate, GatedRequest, GateOptions } from '../browser/types.js';
 import { gatePage as gatePuppeteerPage } from '../puppeteer/gate-page.js';
 import type { Attempt } from './attempts.js';
-import type { Slot, TakeSlot } from './pace.js';
+import type { NavigationTerms, Slot, TakeSlot } from './pace.js';
 
 type Hook = (context: BrowserContext) => Promise<void>;
 
@@ -29,10 +34,11 @@ interface Handle {
 }
 
 interface PageState {
-  handle: Handle;
   /** The URL Crawlee navigates to. */
   url: string;
   slot: Slot | null;
+  /** The page gate holds `slot` for the navigation's document: it gives it back, not the hooks. */
+  handedOver: boolean;
   startMs: number;
   decision: Decision | null;
   /** The first blocked navigation of the page's main frame (its own URL or a redirect hop). */
@@ -71,30 +77,45 @@ export interface BrowserGateHooks {
 export function browserHooks(
   crawler: { preNavigationHooks: Hook[]; postNavigationHooks: Hook[] },
   gate: RobotsGate,
-  o: { takeSlot: TakeSlot; record?: (a: Attempt) => void },
+  o: { takeSlot: TakeSlot; navigations: NavigationTerms; record?: (a: Attempt) => void },
 ): BrowserGateHooks {
   const pages = new WeakMap<object, PageState>();
   const pendingRows = new Set<Promise<void>>();
+  // The page gate decides through the gate and spaces on the crawler's limiter and terms.
+  const pacing: BrowserGate = {
+    check: (url) => gate.check(url),
+    userAgent: gate.userAgent,
+    limiter: o.navigations.limiter,
+    intervalFor: (url, decision) => o.navigations.intervalFor(url, decision),
+  };
 
   const open = async (page: PageLike): Promise<PageState> => {
     const known = pages.get(page);
     if (known) return known;
     const puppeteer = typeof (page as { createCDPSession?: unknown }).createCDPSession === 'function';
-    // politeness false: the navigation holds its host's slot from the pre-navigation hook (o.takeSlot,
-    // on Crawlee's own terms) until the page has loaded; the page gate spacing it again would
-    // wait for that very slot.
-    const handle = (puppeteer
-      ? await gatePuppeteerPage(page as never, gate, { politeness: false })
-      : await gatePlaywrightPage(page as never, gate, { politeness: false })) as unknown as Handle;
     let navigated: (d: Decision | null) => void = () => {};
     const state: PageState = {
-      handle,
       url: '',
       slot: null,
+      handedOver: false,
       startMs: Date.now(),
       decision: null,
       navigation: new Promise((resolve) => (navigated = resolve)),
     };
+    // The first document that would wait after the pre-navigation hook took the slot is the
+    // navigation Crawlee makes (the page shows about:blank until then): it goes in that slot.
+    const options: GateOptions = {
+      heldSlots: {
+        taken: () => {
+          if (!state.slot || state.handedOver) return undefined;
+          state.handedOver = true;
+          return state.slot;
+        },
+      },
+    };
+    const handle = (puppeteer
+      ? await gatePuppeteerPage(page as never, pacing, options)
+      : await gatePlaywrightPage(page as never, pacing, options)) as unknown as Handle;
     handle.on('blocked', (e) => {
       // The page's own navigation, or a hop of it (an iframe's blocked document does not fail it).
       if (e.isNavigation && (e.url === state.url || (e.redirectedFrom !== null && e.redirectedFrom === state.url))) navigated(e.decision);
@@ -145,12 +166,16 @@ export function browserHooks(
     // Decided already (Crawlee asked before the run); warm, so no I/O here.
     state.decision = await gate.check(request.url);
     state.startMs = Date.now();
+    state.slot = null;
+    state.handedOver = false;
     state.slot = await o.takeSlot(request.url, state.decision);
   });
   crawler.postNavigationHooks.push(async ({ page, request, response }) => {
     const state = pages.get(page);
     if (!state) return;
-    state.slot?.release();
+    // Not handed over: the page gate never saw the document wait (nothing was sent, or it came
+    // from the cache); the slot ends here.
+    if (!state.handedOver) state.slot?.release();
     o.record?.({
       url: request.url,
       startMs: state.startMs,

@@ -13,12 +13,13 @@ import type { RateLimiter } from '../stores/types.js';
 import { Attempts } from './attempts.js';
 import { browserHooks } from './browser-hooks.js';
 import { GatedHttpClient } from './http-client.js';
-import { gatePace, limiterPace, type TakeSlot } from './pace.js';
+import { gateNavigations, gatePace, limiterNavigations, limiterPace, type TakeSlot } from './pace.js';
 
 export interface GateCrawlerOptions {
   /** Per-host spacing across the crawler's concurrency (and, with a Redis limiter, across
    *  processes). Default: the gate's own (`gate.limiter`, shared with its robots.txt requests,
-   *  and its `minIntervalMs`, `jitter`, Crawl-delay and override terms). */
+   *  and its `minIntervalMs`, `jitter`, Crawl-delay and override terms). A browser crawler's
+   *  pages space their redirect hops, frames and popups on the same limiter and terms. */
   limiter?: RateLimiter;
   /** A floor between two requests to one host other than the gate's, in ms, plus up to `jitter`
    *  of it (default 0.2). Crawl-delay (seconds in robots.txt) and the gate's
@@ -26,7 +27,9 @@ export interface GateCrawlerOptions {
   minIntervalMs?: number;
   /** Largest random addition to the floor, a fraction of it. Only with `minIntervalMs`. */
   jitter?: number;
-  /** Replaces the slot-taking altogether (the gate's own spacing, a test's clock). */
+  /** Replaces the slot-taking of the requests Crawlee sends (the gate's own spacing, a test's
+   *  clock). A browser crawler's pages still space the navigations they make themselves
+   *  (redirect hops, frames, popups) on the gate's limiter and terms. */
   takeSlot?: TakeSlot;
   /** Where each attempt is written (a SqliteAuditSink or JsonlAuditSink): `robots-gate audit`
    *  and `report` read the run. Attach before the crawl starts, so every robots.txt text the gate
@@ -109,16 +112,18 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
 
   const audit = options.audit ? new Attempts(options.audit, gate, { runId: options.runId, crawler: c.constructor.name }) : null;
   const record = audit ? audit.record.bind(audit) : undefined;
-  const takeSlot =
-    options.takeSlot ??
-    (options.minIntervalMs === undefined && options.limiter === undefined
-      ? gatePace(gate)
-      : limiterPace({
+  const ownTerms =
+    options.minIntervalMs === undefined && options.limiter === undefined
+      ? null
+      : {
           limiter: options.limiter ?? gate.limiter,
           minIntervalMs: options.minIntervalMs ?? 2_000,
           jitter: options.jitter ?? 0.2,
           overrideIntervalMs: gate.overrideIntervalMs,
-        }));
+        };
+  const takeSlot = options.takeSlot ?? (ownTerms ? limiterPace(ownTerms) : gatePace(gate));
+  // A browser page's own navigations (redirect hops, frames, popups) on the same limiter and terms.
+  const navigations = ownTerms && !options.takeSlot ? limiterNavigations(ownTerms, (host) => gate.isUnderOverride(host)) : gateNavigations(gate);
 
   // Refusals by URL, so the skip that follows can name its decision.
   const refused = new Map<string, { decision?: Decision; error?: Error }>();
@@ -203,7 +208,7 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
       userAgent: gate.userAgent,
     });
   }
-  const browser = c.browserPool && Array.isArray(c.preNavigationHooks) ? browserHooks(c as never, gate, { takeSlot, record }) : null;
+  const browser = c.browserPool && Array.isArray(c.preNavigationHooks) ? browserHooks(c as never, gate, { takeSlot, navigations, record }) : null;
 
   let ended = false;
   const end = (status: 'completed' | 'interrupted' | 'failed' = 'completed', error: unknown = null) => {

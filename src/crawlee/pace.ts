@@ -2,7 +2,10 @@
 // own doors (gate.fetch, the interceptor, its robots.txt requests): one FIFO per host in this
 // process, one clock per host wherever the limiter reaches (memory, or Redis for a fleet). So the
 // interval holds whatever the crawler's concurrency: one request in flight per host, and the
-// interval between the end of one response and the start of the next.
+// interval between the end of one response and the start of the next. A browser crawler's pages
+// space the navigations they make themselves (redirect hops, frames, popups) on the same limiter
+// and terms (NavigationTerms, for robots-gate/browser's and robots-gate/puppeteer's page gates).
+import type { PacingGate } from '../browser/navigation-pace.js';
 import type { RobotsGate } from '../gate/gate.js';
 import type { Decision } from '../gate/types.js';
 import { hostInterval, type Interval } from '../politeness/interval.js';
@@ -54,6 +57,14 @@ export function gatePace(gate: RobotsGate): TakeSlot {
   return (url, _decision, signal) => slotOf(gate.limiter, hostOf(url), gate.intervalFor(url), url, signal);
 }
 
+/** The limiter and the interval per URL a page's own navigations are spaced by: a TakeSlot's. */
+export type NavigationTerms = PacingGate;
+
+/** gatePace's limiter and terms, for a page's own navigations. */
+export function gateNavigations(gate: RobotsGate): NavigationTerms {
+  return { limiter: gate.limiter, intervalFor: (url) => gate.intervalFor(url) };
+}
+
 export interface PaceOptions {
   limiter: RateLimiter;
   /** Floor between two requests to one host, ms (before jitter). */
@@ -65,15 +76,25 @@ export interface PaceOptions {
   random?: () => number;
 }
 
+/** `o`'s interval for a URL decided as `decision` (its Crawl-delay, its override). */
+function termsInterval(o: PaceOptions, decision: Pick<Decision, 'crawlDelaySeconds' | 'overridden'>): Interval {
+  return hostInterval(
+    { crawlDelaySeconds: decision.crawlDelaySeconds, underOverride: decision.overridden },
+    { minIntervalMs: o.minIntervalMs, overrideIntervalMs: o.overrideIntervalMs },
+    1 + (o.random ?? Math.random)() * o.jitter,
+  );
+}
+
 /** Spacing on terms of the caller's own (a floor other than the gate's), through `o.limiter`. */
 export function limiterPace(o: PaceOptions): TakeSlot {
-  const random = o.random ?? Math.random;
-  return (url, decision, signal) => {
-    const interval = hostInterval(
-      { crawlDelaySeconds: decision.crawlDelaySeconds, underOverride: decision.overridden },
-      { minIntervalMs: o.minIntervalMs, overrideIntervalMs: o.overrideIntervalMs },
-      1 + random() * o.jitter,
-    );
-    return slotOf(o.limiter, hostOf(url), interval, url, signal);
+  return (url, decision, signal) => slotOf(o.limiter, hostOf(url), termsInterval(o, decision), url, signal);
+}
+
+/** limiterPace's limiter and terms, for a page's own navigations (each allowed by the decision
+ *  the page gate hands over; without one, its host's override as `underOverride` says). */
+export function limiterNavigations(o: PaceOptions, underOverride: (host: string) => boolean): NavigationTerms {
+  return {
+    limiter: o.limiter,
+    intervalFor: (url, decision) => termsInterval(o, decision ?? { crawlDelaySeconds: undefined, overridden: underOverride(new URL(url).host) }),
   };
 }
