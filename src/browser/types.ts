@@ -70,10 +70,11 @@ export interface GateOptions {
    * request the gate allows (a frame's navigation, each redirect hop against its own host) waits
    * for its host's slot on `gate.limiter` (FIFO, no error) and holds it until that document's
    * response has ended (its DOMContentLoaded, the next hop, its failure, its page closed; at most
-   * 60 s). Subresources are gated, not spaced. `false` for a caller that takes each host's slot
-   * from the same limiter itself around the page (`robots-gate crawl --browser`, robots-gate/crawlee):
-   * spacing again inside would wait for the slot that caller holds. Crawl-delay and the override
-   * interval are then that caller's to keep.
+   * 60 s). Subresources are gated, not spaced. `false` for a caller that takes the host's slot
+   * from the same limiter itself for every navigation of the page: spacing again inside would wait
+   * for the slot that caller holds. Crawl-delay and the override interval are then that caller's
+   * to keep. A caller that holds slots for some of them says which in `heldSlots` instead
+   * (`robots-gate crawl --browser`, robots-gate/crawlee).
    */
   politeness?: boolean;
   /**
