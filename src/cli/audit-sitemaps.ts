@@ -4,16 +4,11 @@
 import type { AuditReader } from '../audit/reader.js';
 import type { SitemapRead } from '../audit/types.js';
 import { lastmodReliability, latestClaimsRun, type HostReliability } from '../discovery/freshness.js';
+import { table } from './text-table.js';
 
 const out = (s: string) => process.stdout.write(s + '\n');
 const pct = (r: number | null) => (r === null ? '-' : `${Math.round(r * 100)} %`);
 
-function table(rows: (string | number | null)[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '-').length)));
-  return rows
-    .map((r) => r.map((c, i) => (typeof c === 'number' ? String(c).padStart(widths[i]!) : String(c ?? '-').padEnd(widths[i]!))).join('  ').trimEnd())
-    .join('\n');
-}
 
 /** Lines for the end of a crawl (text): one per host. Empty when nothing was sampled. */
 export function reliabilityText(hosts: readonly HostReliability[]): string {

@@ -9,6 +9,7 @@ import { textHashesTo } from '../gate/policy-record.js';
 import type { RobotsTxt } from '../parser/types.js';
 import { printSitemaps } from './audit-sitemaps.js';
 import { exportJsonl, printUsage } from './audit-usage.js';
+import { table } from './text-table.js';
 
 /** Exit codes, as `--help` documents them. */
 export const AUDIT_EXIT = { ok: 0, verifyFailed: 1, usage: 2, unreadable: 3, noSuchHost: 4 } as const;
@@ -55,12 +56,6 @@ Exit codes:
 
 const out = (s: string) => process.stdout.write(s + '\n');
 
-function table(rows: (string | number | null)[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '-').length)));
-  return rows
-    .map((r) => r.map((c, i) => (typeof c === 'number' ? String(c).padStart(widths[i]!) : String(c ?? '-').padEnd(widths[i]!))).join('  ').trimEnd())
-    .join('\n');
-}
 
 function noRows(host: string, audited: string[]): string {
   const want = host.toLowerCase();
@@ -153,11 +148,16 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
     }
     out(`audit of ${dir}: ${reader.files.join(', ')}`);
     out('');
+    // A fleet's workers each record their own run id; the --run name they share is what the
+    // user typed, so it is shown beside the ids when any run has one.
+    const fleetName = (r: (typeof runs)[number]) => (typeof r.options.run === 'string' ? r.options.run : null);
+    const fleet = runs.some((r) => fleetName(r) !== null);
     out(
       table([
-        ['run', 'worker', 'started', 'status', 'rows', 'fetched', 'blocked', 'skipped', 'error', 'resumes'],
+        ['run', ...(fleet ? ['--run'] : []), 'worker', 'started', 'status', 'rows', 'fetched', 'blocked', 'skipped', 'error', 'resumes'],
         ...runs.map((r) => [
           r.runId,
+          ...(fleet ? [fleetName(r)] : []),
           r.worker,
           r.startedAt,
           r.status,

@@ -2,13 +2,7 @@
 // hosts and why they were slow.
 import type { CrawlStats, HostStats } from '../crawl/crawl-job.js';
 import { count } from './plural.js';
-
-function table(rows: (string | number)[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '').length)));
-  return rows
-    .map((r) => r.map((c, i) => (typeof c === 'number' ? String(c).padStart(widths[i]!) : String(c).padEnd(widths[i]!))).join('  ').trimEnd())
-    .join('\n');
-}
+import { table } from './text-table.js';
 
 function why(h: HostStats): string {
   if (h.skippedBecause) return `skipped: ${h.skippedBecause}`;

@@ -49,6 +49,11 @@ describe('a fleet of four workers', () => {
       .filter((o) => o.type === 'run');
     expect(runs.map((r) => r.worker).sort()).toEqual(['w1', 'w2', 'w3', 'w4']);
     expect(runs.reduce((n, r) => n + (r.outcomes?.fetched ?? 0), 0)).toBe(fleet.allowed.size);
+    // The text view names the fleet by the --run name the workers were given, beside each id.
+    const text = await runCli(['audit', join(fleet.dir, 'out')]);
+    const header = text.stdout.split('\n').find((l) => l.startsWith('run '));
+    expect(header, text.stdout).toMatch(/^run\s+--run\s+worker\b/);
+    for (const w of ['w1', 'w2', 'w3', 'w4']) expect(text.stdout).toMatch(new RegExp(`\\s${fleet.run}\\s+${w}\\s`));
     const verify = await runCli(['audit', join(fleet.dir, 'out'), '--verify']);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   }, 90_000);
