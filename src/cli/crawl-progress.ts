@@ -20,8 +20,10 @@ function settled(s: CrawlStats): number {
 }
 
 /** Start reporting `total` URLs' progress (redirect targets join the total as they are found). `intervalMs`: between plain lines (non-TTY).
- *  `shared`: a fleet worker's, whose list other workers settle too. */
-export function startProgress(job: CrawlJob, frontier: Frontier, total: number, intervalMs: number, shared = false): ProgressReporter {
+ *  `shared`: a fleet worker's, whose list other workers settle too. `before`: the list's URLs
+ *  earlier runs settled (`--resume`), counted as done so that the count is the list's. */
+export function startProgress(job: CrawlJob, frontier: Frontier, total: number, intervalMs: number, shared = false, before = 0): ProgressReporter {
+  const earlier = before > 0 ? ` (${before} by earlier runs)` : '';
   const tty = process.stderr.isTTY === true;
   let bar: cliProgress.SingleBar | undefined;
   if (tty) {
@@ -35,7 +37,7 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
       },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(total, 0, { blocked: 0, queued: total, waiting: 0, left: '?' });
+    bar.start(total + before, before, { blocked: 0, queued: total, waiting: 0, left: '?' });
   }
   let busy = false;
   let stopped = false;
@@ -47,14 +49,14 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
       const c = await frontier.counts();
       // A line computed before the run ended must not follow the final one.
       if (stopped) return;
-      const done = settled(s);
-      const all = total + s.redirectsFound;
+      const done = before + settled(s);
+      const all = before + total + s.redirectsFound;
       if (bar) {
         bar.setTotal(all);
         bar.update(done, { blocked: s.outcomes.blocked, queued: c.queued, waiting: c.hostsWaiting, left: secs(s.etaMs) });
       } else
         process.stderr.write(
-          `progress: ${done}/${all} done, ${s.outcomes.blocked} blocked, ${c.queued} queued, ${c.inFlight} in flight, ` +
+          `progress: ${done}/${all} done${earlier}, ${s.outcomes.blocked} blocked, ${c.queued} queued, ${c.inFlight} in flight, ` +
             `${count(c.hostsWaiting, 'host')} waiting on ${c.hostsWaiting === 1 ? 'its' : 'their'} delay, ETA ~${secs(s.etaMs)} (politeness bound)\n`,
         );
     } catch {
@@ -77,14 +79,14 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
       let left = 0;
       for (const h of s.hosts.values()) left += Math.max(0, h.remaining);
       if (bar) {
-        bar.setTotal(Math.max(all, done + left));
-        bar.update(done, { blocked: s.outcomes.blocked, queued: left, waiting: 0, left: '-' });
+        bar.setTotal(before + Math.max(all, done + left));
+        bar.update(before + done, { blocked: s.outcomes.blocked, queued: left, waiting: 0, left: '-' });
         bar.stop();
       } else if (shared) {
         // The rest of the list went to the other workers: nothing is left undone by this one.
         process.stderr.write(`progress: this worker settled ${count(done, 'URL')} of the run's ${total}, ${s.outcomes.blocked} blocked (final)\n`);
       } else {
-        process.stderr.write(`progress: ${done}/${Math.max(all, done + left)} done, ${s.outcomes.blocked} blocked, ${left} not settled (final)\n`);
+        process.stderr.write(`progress: ${before + done}/${before + Math.max(all, done + left)} done${earlier}, ${s.outcomes.blocked} blocked, ${left} not settled (final)\n`);
       }
     },
   };

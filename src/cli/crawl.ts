@@ -385,7 +385,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const progress = startProgress(job, frontier, todo.length, progressMs, opts.redis !== undefined);
+    const progress = startProgress(job, frontier, todo.length, progressMs, opts.redis !== undefined, listed.length - todo.length);
     const started = Date.now();
     let status: 'completed' | 'interrupted' | 'failed' = 'failed';
     let failure: unknown;
