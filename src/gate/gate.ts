@@ -164,25 +164,13 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       hostname = split.hostname;
       pathQuery = split.pathQuery;
     } else {
-      let u: URL;
+      let sent: SentUrl;
       try {
-        u = parseHttpUrl(url);
+        sent = sentUrl(parseHttpUrl(url));
       } catch (err) {
         return Promise.reject(err);
       }
-      if (u.username !== '' || u.password !== '') {
-        // A decision is a record (events, audit rows, error messages): credentials in the URL's
-        // userinfo must not end up there. They play no part in the verdict (RFC 9309 §2.2.2 matches
-        // path and query).
-        u = new URL(u.href);
-        u.username = '';
-        u.password = '';
-      }
-      href = u.hash ? u.href.slice(0, -u.hash.length) : u.href;
-      origin = u.origin;
-      hostname = u.hostname;
-      // An empty query (`/?`) stays: the URL as sent is what the rules match (RFC 9309 §2.2.2).
-      pathQuery = u.pathname + (u.search || (href.endsWith('?') ? '?' : ''));
+      ({ href, origin, hostname, pathQuery } = sent);
     }
     if (this.#pol.isExempt(href, origin, hostname)) return Promise.resolve(this.#exemptDecision(href, origin));
     const entry = this.#local.get(origin);
@@ -210,14 +198,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     }
     const entry = this.#local.get(u.origin);
     if (entry === undefined || entry.expiresAt <= Date.now()) return undefined;
-    if (u.username !== '' || u.password !== '') {
-      u = new URL(u.href);
-      u.username = '';
-      u.password = '';
-    }
-    const href = u.hash ? u.href.slice(0, -u.hash.length) : u.href;
-    const pathQuery = u.pathname + (u.search || (href.endsWith('?') ? '?' : ''));
-    return this.#decide(entry, href, u.origin, u.hostname, pathQuery);
+    const { href, origin, hostname, pathQuery } = sentUrl(u);
+    return this.#decide(entry, href, origin, hostname, pathQuery);
   }
 
   /**
@@ -458,6 +440,33 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     if (policyChangeChannel.hasSubscribers) policyChangeChannel.publish(change);
     this.emit('policy-change', change);
   }
+}
+
+/** A URL as the request carries it, and as a decision records it. */
+interface SentUrl {
+  href: string;
+  origin: string;
+  hostname: string;
+  /** What the rules match (RFC 9309 §2.2.2). */
+  pathQuery: string;
+}
+
+/**
+ * `u` without userinfo or fragment. A decision is a record (events, audit rows, error messages):
+ * credentials in the userinfo must not end up there, and they play no part in the verdict. The
+ * fragment is cut at its `#`, not by `u.hash`, which is '' for a lone `#` as for none: `/x?#` is
+ * sent as `/x?`, and an empty query (`/x?`) stays, since the URL as sent is what the rules match.
+ */
+function sentUrl(u: URL): SentUrl {
+  if (u.username !== '' || u.password !== '') {
+    u = new URL(u.href);
+    u.username = '';
+    u.password = '';
+  }
+  // Serialised, a URL has no `#` before its fragment's (one in the path or query is escaped).
+  const hash = u.href.indexOf('#');
+  const href = hash < 0 ? u.href : u.href.slice(0, hash);
+  return { href, origin: u.origin, hostname: u.hostname, pathQuery: u.pathname + (u.search || (href.endsWith('?') ? '?' : '')) };
 }
 
 /** The error a door throws for `d`, or undefined when it may be sent. */

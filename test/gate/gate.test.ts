@@ -39,6 +39,7 @@ beforeAll(async () => {
   vh = await startVirtualHosts({
     'a.test': site('User-agent: gatebot\nDisallow: /only-us\nCrawl-delay: 2\n\nUser-agent: *\nDisallow: /\n'),
     'b.test': site('User-agent: *\nDisallow: /private\nSitemap: /sitemap.xml\n'),
+    'query.test': site('User-agent: *\nDisallow: /*?\n'),
     'c.test': site(null),
     'flight.test': flight.handler,
     'flaky.test': flaky.handler,
@@ -109,6 +110,17 @@ describe('bad input', () => {
     const gate = newGate();
     const d = await gate.check(`HTTP://B.TEST:${vh.port}/private#frag`);
     expect(d).toMatchObject({ origin: vh.origin('b.test'), url: `${vh.origin('b.test')}/private`, allowed: false });
+  });
+
+  it('an empty fragment is no fragment: the URL is decided as it is sent, an empty query kept', async () => {
+    // URL.hash is '' for a lone `#`, as for none: `/x?#` is sent as `/x?`, which `Disallow: /*?` covers.
+    const gate = newGate();
+    const origin = vh.origin('query.test');
+    for (const url of [`${origin}/x?#`, `${origin}/x?#f`, `HTTP://QUERY.TEST:${vh.port}/x?#`]) {
+      expect(await gate.check(url), url).toMatchObject({ url: `${origin}/x?`, allowed: false, rule: { pattern: '/*?' } });
+      expect(gate.peek(url), url).toMatchObject({ url: `${origin}/x?`, allowed: false });
+    }
+    expect(await gate.check(`${origin}/x#`)).toMatchObject({ url: `${origin}/x`, allowed: true });
   });
 });
 
