@@ -60,24 +60,29 @@ export function robotsUrlOf(origin: string): string {
 }
 
 /**
- * The hot path's URL split: for a URL already in canonical form (what `new URL(s).href` would give
- * back unchanged, restricted to a safe subset), return origin and path+query without allocating a
- * URL object (`new URL()` costs 0.4-0.9 µs). Returns undefined when the string needs the full parser:
- * upper case or non-ASCII hosts, `xn--` labels (the parser validates them), numeric last labels (IPv4
- * forms it rewrites), userinfo, default or zero-padded ports, fragments, dot segments (`/.`, `%2e`),
- * and any character the parser would percent-encode.
+ * The hot path's URL split: is `s` a URL already in canonical form (what `new URL(s).href` would give
+ * back unchanged, restricted to a safe subset)? If so, its parts are left in splitOrigin, splitHostname,
+ * splitPathStart and splitPlain (module scratch, read before the next call: no URL object and no result
+ * object on the hot path; `new URL()` costs 0.4-0.9 µs). False when it needs the full parser: upper
+ * case or non-ASCII hosts, `xn--` labels (the parser validates them), numeric last labels (IPv4 forms it
+ * rewrites), userinfo, default or zero-padded ports, fragments, dot segments (`/.`, `%2e`), and any
+ * character the parser would percent-encode.
  */
-export function splitCanonicalUrl(s: string): { origin: string; hostname: string; pathQuery: string } | undefined {
+export function splitCanonicalUrl(s: string): boolean {
   // Most calls repeat the previous URL's origin (a crawler works through one site at a time): its
   // scheme, host and port were checked then, so only the path is left to check.
-  const lastLen = lastOrigin.length;
-  if (lastLen !== 0 && s.charCodeAt(lastLen) === 47 /* / */ && s.startsWith(lastOrigin)) {
-    return canonicalPath(s, lastLen) ? { origin: lastOrigin, hostname: lastHostname, pathQuery: s.slice(lastLen) } : undefined;
+  const lastLen = splitOrigin.length;
+  if (lastLen !== 0 && s.charCodeAt(lastLen) === 47 /* / */ && s.startsWith(splitOrigin)) {
+    const path = pathClass(s, lastLen);
+    if (path === NOT_CANONICAL) return false;
+    splitPathStart = lastLen;
+    splitPlain = path === PLAIN_PATH;
+    return true;
   }
   let i: number;
   if (s.startsWith('http://')) i = 7;
   else if (s.startsWith('https://')) i = 8;
-  else return undefined;
+  else return false;
   const hostStart = i;
   const len = s.length;
   let labelStart = i;
@@ -85,13 +90,13 @@ export function splitCanonicalUrl(s: string): { origin: string; hostname: string
     const c = s.charCodeAt(i);
     if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95) continue;
     if (c !== 46) break;
-    if (i === labelStart || isPunycodeLabel(s, labelStart)) return undefined;
+    if (i === labelStart || isPunycodeLabel(s, labelStart)) return false;
     labelStart = i + 1;
   }
   const hostEnd = i;
-  if (hostEnd === labelStart || isPunycodeLabel(s, labelStart)) return undefined;
+  if (hostEnd === labelStart || isPunycodeLabel(s, labelStart)) return false;
   const first = s.charCodeAt(labelStart);
-  if (first < 97 || first > 122) return undefined;
+  if (first < 97 || first > 122) return false;
   if (s.charCodeAt(i) === 58 /* : */) {
     const portStart = ++i;
     let port = 0;
@@ -101,30 +106,56 @@ export function splitCanonicalUrl(s: string): { origin: string; hostname: string
       port = port * 10 + (c - 48);
     }
     const digits = i - portStart;
-    if (digits === 0 || digits > 5 || s.charCodeAt(portStart) === 48 || port > 65535) return undefined;
-    if (port === (hostStart === 7 ? 80 : 443)) return undefined;
+    if (digits === 0 || digits > 5 || s.charCodeAt(portStart) === 48 || port > 65535) return false;
+    if (port === (hostStart === 7 ? 80 : 443)) return false;
   }
-  if (s.charCodeAt(i) !== 47 /* / */ || !canonicalPath(s, i)) return undefined;
-  lastOrigin = s.slice(0, i);
-  lastHostname = s.slice(hostStart, hostEnd);
-  return { origin: lastOrigin, hostname: lastHostname, pathQuery: s.slice(i) };
+  if (s.charCodeAt(i) !== 47 /* / */) return false;
+  const path = pathClass(s, i);
+  if (path === NOT_CANONICAL) return false;
+  splitOrigin = s.slice(0, i);
+  splitHostname = s.slice(hostStart, hostEnd);
+  splitPathStart = i;
+  splitPlain = path === PLAIN_PATH;
+  return true;
 }
 
-let lastOrigin = '';
-let lastHostname = '';
+/** The last split's origin (`scheme://host[:port]`), as `URL.origin` gives it; the next call starts
+ *  by comparing with it. */
+export let splitOrigin = '';
+/** The last split's host name, as `URL.hostname` gives it. */
+export let splitHostname = '';
+/** Where the last split's path begins: `s.slice(splitPathStart)` is `URL.pathname + URL.search`. */
+export let splitPathStart = 0;
+/**
+ * The last split's path and query have no `%`: then they are in RFC 9309's normal form as they are
+ * (every other character kept by the URL parser is one the matcher keeps too, and dot segments are
+ * refused above), so the matcher need not look at them again.
+ */
+export let splitPlain = false;
 
-/** Is `s` from `at` (a `/`) a path and query the URL parser keeps as they are, without dot segments? */
-function canonicalPath(s: string, at: number): boolean {
+const NOT_CANONICAL = 0;
+const ESCAPED_PATH = 1;
+const PLAIN_PATH = 2;
+
+/**
+ * Is `s` from `at` (a `/`) a path and query the URL parser keeps as they are, without dot segments?
+ * NOT_CANONICAL if not; else PLAIN_PATH when it has no `%`, ESCAPED_PATH when it has.
+ */
+function pathClass(s: string, at: number): number {
   const len = s.length;
+  let escaped = false;
   for (let i = at; i < len; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 128 || SAFE[c] === 0) return false;
+    if (c >= 128 || SAFE[c] === 0) return NOT_CANONICAL;
     // Dot segments (`/.`, `%2e`) are resolved by the parser; `/.` is rejected in the query too,
     // which only sends a few canonical URLs down the slow path.
-    if (c === 47 && s.charCodeAt(i + 1) === 46) return false;
-    if (c === 37 && s.charCodeAt(i + 1) === 50 && (s.charCodeAt(i + 2) | 32) === 101) return false;
+    if (c === 47 && s.charCodeAt(i + 1) === 46) return NOT_CANONICAL;
+    if (c === 37) {
+      if (s.charCodeAt(i + 1) === 50 && (s.charCodeAt(i + 2) | 32) === 101) return NOT_CANONICAL;
+      escaped = true;
+    }
   }
-  return true;
+  return escaped ? ESCAPED_PATH : PLAIN_PATH;
 }
 
 // Characters the URL parser keeps as they are in a path or query of an http(s) URL: letters,

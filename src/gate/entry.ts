@@ -1,7 +1,8 @@
 // A robots.txt record made ready for deciding: parsed once, its stamp built once, and cut down to
 // what this gate's product token needs, since a broad crawl caches 100,000 of them.
 import { parseRobotsTxt } from '../parser/index.js';
-import type { AgentPolicy, RobotsTxt } from '../parser/types.js';
+import type { Policy } from '../parser/policy.js';
+import type { RobotsTxt } from '../parser/types.js';
 import { robotsUrlOf } from '../fetcher/url.js';
 import { tokenInForce } from './identity.js';
 import type { GatePolicyRecord, PolicyStamp } from './types.js';
@@ -13,8 +14,9 @@ import type { GatePolicyRecord, PolicyStamp } from './types.js';
 export interface Entry {
   /** The record without its body text. */
   readonly record: GatePolicyRecord;
-  /** The rules that apply to `token`, apart from the file; null unless the record is parsed. */
-  readonly policy: AgentPolicy | null;
+  /** The rules that apply to `token`, apart from the file; null unless the record is parsed. The
+   *  class, not the AgentPolicy interface: the gate matches a URL it has already scanned in place. */
+  readonly policy: Policy | null;
   /** The parsed file, kept only when it has usage lines (Content-Usage, Content-Signal): most have none. */
   readonly usage: RobotsTxt | null;
   readonly stamp: PolicyStamp;
@@ -52,7 +54,8 @@ export function entryFor(record: GatePolicyRecord, tokens: readonly string[], ma
   // §2.2.1 with fallback tokens (`['MyBot-News', 'MyBot']`): the first token a group names decides,
   // as Googlebot-News falls back to Googlebot's group; only when none is named do `*` groups apply.
   const token = tokenInForce(robots, tokens);
-  const policy = robots === null ? null : robots.policyFor(token);
+  // policyFor's AgentPolicy is always a Policy (a detached one: the file's model is not kept).
+  const policy = robots === null ? null : (robots.policyFor(token) as Policy);
   const { body: _body, ...meta } = record;
   return {
     record: meta,

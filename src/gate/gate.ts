@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import { fetchRobotsTxt } from '../fetcher/robots-fetcher.js';
 import { createResolvingAgent } from '../fetcher/resolving-agent.js';
-import { parseHttpUrl, splitCanonicalUrl, robotsUrlOf } from '../fetcher/url.js';
+import { parseHttpUrl, robotsUrlOf, splitCanonicalUrl, splitHostname, splitOrigin, splitPathStart, splitPlain } from '../fetcher/url.js';
 import { MemoryPolicyStore } from '../stores/memory-policy-store.js';
 import type { Lease, PolicyRecord, PolicyStore, RateLimiter } from '../stores/types.js';
 import { defaultLimiter, unlessAborted, type Cancellation } from '../politeness/pacer.js';
@@ -156,13 +156,18 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     let href: string;
     let origin: string;
     let hostname: string;
-    let pathQuery: string;
-    const split = typeof url === 'string' ? splitCanonicalUrl(url) : undefined;
-    if (split !== undefined) {
-      href = url as string;
-      origin = split.origin;
-      hostname = split.hostname;
-      pathQuery = split.pathQuery;
+    // The path and query are path[pathStart, end): on the fast path the URL string itself, no slice
+    // made; `plain`: they are in the matcher's normal form as they are (splitPlain).
+    let path: string;
+    let pathStart = 0;
+    let plain = false;
+    if (typeof url === 'string' && splitCanonicalUrl(url)) {
+      href = url;
+      path = url;
+      origin = splitOrigin;
+      hostname = splitHostname;
+      pathStart = splitPathStart;
+      plain = splitPlain;
     } else {
       let sent: SentUrl;
       try {
@@ -170,15 +175,15 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       } catch (err) {
         return Promise.reject(err);
       }
-      ({ href, origin, hostname, pathQuery } = sent);
+      ({ href, origin, hostname, pathQuery: path } = sent);
     }
     if (this.#pol.isExempt(href, origin, hostname)) return Promise.resolve(this.#exemptDecision(href, origin));
     const entry = this.#local.get(origin);
     if (entry !== undefined && entry.expiresAt > Date.now()) {
-      return Promise.resolve(this.#decide(entry, href, origin, hostname, pathQuery));
+      return Promise.resolve(this.#decide(entry, href, origin, hostname, path, pathStart, plain));
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const loaded = this.#load(origin, hostname, false, via, lease).then((e) => this.#decide(e, href, origin, hostname, pathQuery));
+    const loaded = this.#load(origin, hostname, false, via, lease).then((e) => this.#decide(e, href, origin, hostname, path, pathStart, plain));
     return signal ? unlessAborted(loaded, signal, (): never => { throw signal.reason; }) : loaded;
   }
 
@@ -199,7 +204,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     const entry = this.#local.get(u.origin);
     if (entry === undefined || entry.expiresAt <= Date.now()) return undefined;
     const { href, origin, hostname, pathQuery } = sentUrl(u);
-    return this.#decide(entry, href, origin, hostname, pathQuery);
+    return this.#decide(entry, href, origin, hostname, pathQuery, 0, false);
   }
 
   /**
@@ -263,26 +268,30 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     this.#local.clear();
   }
 
-  #decide(entry: Entry, url: string, origin: string, hostname: string, pathQuery: string): Decision {
+  /** The decision on `entry`'s rules for path[pathStart, end), the URL's path and query; `plain`: they
+   *  are in the matcher's normal form (splitPlain), else the matcher brings them to it. */
+  #decide(entry: Entry, url: string, origin: string, hostname: string, path: string, pathStart: number, plain: boolean): Decision {
     let allowed: boolean;
     let reason: DecisionReason;
     let rule = null;
     let group = null;
     let usage: UsageVerdict | undefined;
     const record = entry.record;
-    if (pathQuery === '/robots.txt') {
+    const pathLength = path.length - pathStart;
+    if (pathLength === 11 && path.startsWith('/robots.txt', pathStart)) {
       // §2.2.2: the /robots.txt URI is implicitly allowed.
       allowed = true;
       reason = 'robots-txt';
     } else if (record.kind === 'parsed') {
-      const m = entry.policy!.check(pathQuery);
+      const policy = entry.policy!;
+      const m = plain ? policy.checkNormal(path, pathStart, path.length) : policy.check(pathStart === 0 ? path : path.slice(pathStart));
       allowed = m.allowed;
       rule = m.rule;
       group = m.group;
       reason = rule === null ? 'no-matching-rule' : allowed ? 'allowed-by-rule' : 'disallowed-by-rule';
       // Usage lines apply only to what may be crawled (aipref attach draft); most files have none.
       if (allowed && entry.usage !== null) {
-        usage = usageVerdict(signalsFromRobots(entry.usage.usage(pathQuery, entry.token), entry.stamp.robotsUrl));
+        usage = usageVerdict(signalsFromRobots(entry.usage.usage(path.slice(pathStart), entry.token), entry.stamp.robotsUrl));
       }
     } else if (record.kind === 'unavailable') {
       allowed = true;
@@ -301,7 +310,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     // After override on purpose: an override is a right to fetch, not a licence for a use the site reserves.
     const purpose: Purpose | undefined = this.#o.purpose;
     // The TDMRep file is a reservation, not content: reading it is how a reserved use is learned.
-    if (allowed && usage !== undefined && purpose !== undefined && isReserved(usage, purpose) && pathQuery !== TDMREP_PATH) {
+    if (allowed && usage !== undefined && purpose !== undefined && isReserved(usage, purpose) && !(pathLength === TDMREP_PATH.length && path.startsWith(TDMREP_PATH, pathStart))) {
       allowed = false;
       reason = 'usage-reserved';
     }

@@ -35,7 +35,7 @@ export async function gatedFetch(
   const source = typeof input === 'string' || input instanceof URL ? undefined : input;
   const raw = source ? source.url : input;
   // A URL already in canonical form is sent as it is: no URL object on the hot path.
-  let url = typeof raw === 'string' && splitCanonicalUrl(raw) !== undefined ? raw : parseHttpUrl(raw as string | URL).href;
+  let url = typeof raw === 'string' && splitCanonicalUrl(raw) ? raw : parseHttpUrl(raw as string | URL).href;
   let method = (init.method ?? source?.method ?? 'GET').toUpperCase();
   // One identity: the header sent is the one whose product token the rules were matched against.
   // Without headers of the caller's, the gate's own record (fetch reads a record faster than a Headers).

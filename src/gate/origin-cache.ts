@@ -17,6 +17,11 @@ export class OriginCache<V> {
   readonly #slots = new Map<string, Slot<V>>();
   readonly #max: number;
   #tick = 0;
+  /** The slot the last get found, and its key: a crawler asks one origin several times in a row, and
+   *  the repeat is then a string comparison, not a Map lookup. Any set or clear forgets it. Between
+   *  two sets the tick stands still, so a repeat could not have drifted: skipping the check is exact. */
+  #lastKey: string | undefined = undefined;
+  #lastSlot: Slot<V> | undefined = undefined;
 
   /** @param max origins held at most (a positive integer). */
   constructor(max: number) {
@@ -24,8 +29,11 @@ export class OriginCache<V> {
   }
 
   get(key: string): V | undefined {
+    if (key === this.#lastKey) return this.#lastSlot!.value;
     const slot = this.#slots.get(key);
     if (slot === undefined) return undefined;
+    this.#lastKey = key;
+    this.#lastSlot = slot;
     if (this.#tick - slot.tick > this.#max >> 1) {
       this.#slots.delete(key);
       slot.tick = ++this.#tick;
@@ -40,6 +48,8 @@ export class OriginCache<V> {
   }
 
   set(key: string, value: V): void {
+    this.#lastKey = undefined;
+    this.#lastSlot = undefined;
     if (this.#slots.delete(key) === false && this.#slots.size >= this.#max) {
       this.#slots.delete(this.#slots.keys().next().value as string);
     }
@@ -47,6 +57,8 @@ export class OriginCache<V> {
   }
 
   clear(): void {
+    this.#lastKey = undefined;
+    this.#lastSlot = undefined;
     this.#slots.clear();
   }
 }

@@ -77,16 +77,24 @@ export class Policy implements AgentPolicy {
 
   isAllowed(url: string | URL): boolean {
     locateTarget(url);
-    if (!this.#applies || isRobotsTxtPath()) return true;
+    if (!this.#applies || isRobotsTxtPath(targetText, targetStart, targetEnd)) return true;
     const rule = this.match(targetText, targetStart, targetEnd);
     return rule < 0 || this.source.rules[3 * rule + 2]! > 0;
   }
 
   check(url: string | URL): MatchResult {
     locateTarget(url);
+    return this.checkNormal(targetText, targetStart, targetEnd);
+  }
+
+  /**
+   * check() for text[start, end), a path + query the caller knows to be in normal form (normalize.ts)
+   * without dot segments (what locateTarget finds): the gate has scanned its URL once already.
+   */
+  checkNormal(text: string, start: number, end: number): MatchResult {
     if (!this.#applies) return { allowed: true, rule: null, group: null };
-    if (isRobotsTxtPath()) return { allowed: true, rule: null, group: this.group };
-    const rule = this.match(targetText, targetStart, targetEnd);
+    if (isRobotsTxtPath(text, start, end)) return { allowed: true, rule: null, group: this.group };
+    const rule = this.match(text, start, end);
     if (rule < 0) return { allowed: true, rule: null, group: this.group };
     const ref = this.ruleRef(rule);
     return { allowed: ref.type === 'allow', rule: ref, group: this.group };
@@ -164,8 +172,8 @@ function flatCopy(parts: string[]): string {
 }
 
 /** RFC 9309 §2.2.2: "/robots.txt" is implicitly allowed. */
-function isRobotsTxtPath(): boolean {
+function isRobotsTxtPath(text: string, start: number, end: number): boolean {
   const len = 11; // '/robots.txt'.length
-  if (targetEnd - targetStart < len || !targetText.startsWith('/robots.txt', targetStart)) return false;
-  return targetEnd - targetStart === len || targetText.charCodeAt(targetStart + len) === 63 /* ? */;
+  if (end - start < len || !text.startsWith('/robots.txt', start)) return false;
+  return end - start === len || text.charCodeAt(start + len) === 63 /* ? */;
 }
