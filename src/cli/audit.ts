@@ -112,9 +112,11 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
           if (e.type === 'policy-change') out(`${e.at}  POLICY CHANGE  ${e.oldSha256?.slice(0, 12) ?? 'none'} -> ${e.newSha256?.slice(0, 12) ?? 'none'}`);
           else
             out(
-              `${e.startedAt}  ${e.outcome.padEnd(10)} ${String(e.status ?? '-').padStart(3)}  ${e.url}  ${e.reason}` +
+              `${e.startedAt}  ${e.outcome.padEnd(10)} ${String(e.status ?? '-').padStart(3)}  ${e.url}${e.kind === 'page' ? '' : ` [${e.kind}]`}  ${e.reason}` +
                 `${e.ruleLine ? ` (line ${e.ruleLine}: ${e.rulePattern})` : ''}  policy ${e.policySha256?.slice(0, 12) ?? '-'}` +
-                `${e.intervalMs !== null ? `  after ${e.intervalMs} ms (${e.waitReason})` : ''}`,
+                `${e.intervalMs !== null ? `  after ${e.intervalMs} ms (${e.waitReason})` : ''}` +
+                // What failed, as the fetcher or the browser said it (net::ERR_…): the reason alone is a category.
+                `${e.error ? `  error: ${e.error}` : ''}`,
             );
         }
       }

@@ -59,6 +59,21 @@ describe('robots-gate audit', () => {
     expect(lines.map((l) => (l.includes('POLICY CHANGE') ? 'change' : l.match(/(http\S+)/)![1]))).toEqual(['http://a.test/one', 'http://a.test/private/a', 'change', 'http://a.test/late/1']);
   });
 
+  it("a host timeline names a row's kind and the error the browser or fetcher gave", async () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-err-'));
+    try {
+      const w = new SqliteAuditSink(path.join(d, 'audit.sqlite'));
+      w.recordRun({ runId: 'run-e', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'TestBot/1.0', options: {}, resumeOf: null, worker: null });
+      w.recordAttempt(row({ runId: 'run-e', url: 'http://b.test/app.js', host: 'b.test', kind: 'subresource', outcome: 'error', status: null, reason: 'network-error', error: 'net::ERR_CONNECTION_RESET' }));
+      w.close();
+      const r = await runCli(['audit', d, '--host', 'b.test']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/http:\/\/b\.test\/app\.js \[subresource\] .*error: net::ERR_CONNECTION_RESET/);
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
   it('--blocked shows each blocked URL with its rule; --changes both hashes', async () => {
     const b = await runCli(['audit', dir, '--blocked']);
     expect(b.stdout).toMatch(/http:\/\/a\.test\/private\/a\s+disallowed-by-rule\s+2\s+\/private/);
