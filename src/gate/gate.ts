@@ -188,10 +188,12 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   }
 
   /**
-   * The decision for `url` from what this gate holds now, without any I/O: undefined when the
-   * origin's robots.txt is not loaded (or has expired). For refusing work up front (a crawler's
-   * enqueue) without fetching a robots.txt per new origin there; `check` stays the one to ask
-   * before a request is sent. Publishes on `robots-gate:decision` like `check`.
+   * The decision for `url` from what this gate holds now, without any I/O: the one `check` would
+   * give (an exempt URL's included), or undefined when the origin's robots.txt is not loaded (or
+   * has expired). For refusing work up front (a crawler's enqueue) without fetching a robots.txt
+   * per new origin there, and for a door that answers in the same tick (the DevTools endpoint's
+   * paused requests); `check` is the one to ask when this is undefined. Publishes on
+   * `robots-gate:decision` like `check`.
    * @throws never: a URL that does not parse as http(s) gives undefined.
    */
   peek(url: string | URL): Decision | undefined {
@@ -201,9 +203,10 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     } catch {
       return undefined;
     }
-    const entry = this.#local.get(u.origin);
-    if (entry === undefined || entry.expiresAt <= Date.now()) return undefined;
     const { href, origin, hostname, pathQuery } = sentUrl(u);
+    if (this.#pol.isExempt(href, origin, hostname)) return this.#exemptDecision(href, origin);
+    const entry = this.#local.get(origin);
+    if (entry === undefined || entry.expiresAt <= Date.now()) return undefined;
     return this.#decide(entry, href, origin, hostname, pathQuery, 0, false);
   }
 

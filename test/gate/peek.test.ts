@@ -23,3 +23,13 @@ test('undefined (and no request) while the origin is unknown; the same decision 
   expect(s.log).toHaveLength(1);
   await gate.close();
 });
+
+test('an exempt URL: the exempt decision check gives, without robots.txt', async () => {
+  const origin = s.origin('127.0.0.1');
+  const gate = new RobotsGate({ userAgent: 'PeekBot/1.0', exempt: [origin] });
+  const before = s.log.length;
+  expect(gate.peek(`${origin}/private/x`)).toMatchObject({ allowed: true, reason: 'exempt', url: `${origin}/private/x` });
+  expect(gate.peek(`${origin}/private/x`)).toMatchObject({ reason: (await gate.check(`${origin}/private/x`)).reason });
+  expect(s.log.length).toBe(before);
+  await gate.close();
+});
