@@ -30,6 +30,10 @@ export interface Verdict {
 
 export interface TargetGateOptions<R extends DriverRequest = Request, P extends DriverPage = Page> {
   decide(url: string): Promise<Verdict>;
+  /** The verdict without I/O (a warm origin: `gate.peek`), or undefined when `decide` must be
+   *  asked. With it a paused request is answered in the handler of its event, before any other
+   *  work: each request waits in the browser until then. */
+  decideNow?: ((url: string) => Verdict | undefined) | undefined;
   record(entry: GatedRequest<R, P>): void;
   disposed(): boolean;
   userAgent: string | undefined;
@@ -134,7 +138,16 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     last.set(key, url);
     if (last.size > 10_000) last.delete(last.keys().next().value!);
     if (pace && e.resourceType === 'Document') pace.slots.paused(key, url);
-    // A warm origin decides without I/O: the promise is settled and only microtasks run here.
+    const now = o.decideNow?.(url);
+    if (now !== undefined) {
+      try {
+        settle(e, url, from, now);
+      } catch {
+        // As below: answered, never left waiting nor sent unchecked.
+        channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+      }
+      return;
+    }
     const decided = o
       .decide(url)
       .then((v) => settle(e, url, from, v))

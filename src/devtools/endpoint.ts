@@ -32,6 +32,9 @@ export const ungatableChannel = diagnostics.channel('robots-gate:devtools-ungata
 /** What the endpoint needs from a gate: a `RobotsGate` fits. */
 export interface EndpointGate {
   check(url: string): Promise<Decision>;
+  /** The decision without I/O, or undefined when `check` must be asked (a `RobotsGate`'s): with
+   *  it a warm origin's request is answered in the same tick its pause arrives. */
+  peek?(url: string): Decision | undefined;
   readonly userAgent: string;
   readonly productToken?: string | readonly string[];
   /** With `intervalFor`: navigations are spaced on the gate's terms (see `politeness`). */
@@ -126,6 +129,17 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
               // Fail closed: a URL the gate cannot decide is not sent.
               (err: unknown) => ({ decision: null, error: err instanceof Error ? err : new Error(String(err)) }),
             ),
+          decideNow: o.gate.peek
+            ? (url) => {
+                let decision: Decision | undefined;
+                try {
+                  decision = o.gate.peek!(url);
+                } catch {
+                  return undefined; // check decides it then (and fails closed if it throws too)
+                }
+                return decision === undefined ? undefined : { decision, error: null };
+              }
+            : undefined,
           record: (entry) => {
             if (!entry.decision?.allowed) {
               domain.blocked(entry);

@@ -25,6 +25,8 @@ export interface TargetRequest extends GatedRequest<DriverRequest, DriverPage> {
 
 export interface WatchOptions {
   decide(url: string): Promise<Verdict>;
+  /** The verdict without I/O (a warm origin), or undefined: `decide` is asked then. */
+  decideNow?: ((url: string) => Verdict | undefined) | undefined;
   record(entry: TargetRequest): void;
   /** Set on every request let through; the browser sends it anyway (its --user-agent). */
   userAgent: string | undefined;
@@ -86,7 +88,7 @@ export class TargetWatch {
       if (targetId !== undefined) this.gated.delete(targetId);
       if (targetId !== undefined && this.sharedWorkerSessions.delete(e.sessionId)) this.browserLevel?.sharedWorkerGone(targetId);
     });
-    this.browserLevel = new BrowserLevelGate(root, { decide: this.o.decide, record: (entry) => this.record(entry) });
+    this.browserLevel = new BrowserLevelGate(root, { decide: this.o.decide, decideNow: this.o.decideNow, record: (entry) => this.record(entry) });
     await this.browserLevel.start();
     await root.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   }
@@ -112,6 +114,7 @@ export class TargetWatch {
       // Never stopped: the gate holds each target until it closes (or the browser ends).
       await gateTarget<DriverRequest, DriverPage>(channel, {
         decide: this.o.decide,
+        decideNow: this.o.decideNow,
         record: (entry) => this.record({ ...entry, targetId }),
         disposed: () => false,
         userAgent: this.o.userAgent,
@@ -173,6 +176,9 @@ export class TargetWatch {
     held.settle(v);
   }
 
+  /** Entries decided and answered, for `o.record` once the answers are written (see record). */
+  private readonly unrecorded: TargetRequest[] = [];
+
   private record(entry: TargetRequest): void {
     if (entry.requestId !== undefined) {
       const key = `${entry.requestId} ${entry.url}`;
@@ -180,6 +186,12 @@ export class TargetWatch {
       this.recorded.add(key);
       if (this.recorded.size > 1_000) this.recorded.delete(this.recorded.values().next().value!);
     }
-    this.o.record(entry);
+    // The answer to Chromium is queued and goes to the pipe at the end of this tick; the events,
+    // audit rows and Robots.requestBlocked of the entry wait for it, not it for them.
+    if (this.unrecorded.push(entry) === 1) setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    for (const entry of this.unrecorded.splice(0)) this.o.record(entry);
   }
 }

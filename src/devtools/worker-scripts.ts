@@ -27,6 +27,8 @@ interface Paused {
 
 export interface WorkerScriptOptions {
   decide(url: string): Promise<Verdict>;
+  /** The verdict without I/O, or undefined (see TargetGateOptions.decideNow). */
+  decideNow?: ((url: string) => Verdict | undefined) | undefined;
   record(entry: TargetRequest): void;
 }
 
@@ -83,30 +85,35 @@ export class BrowserLevelGate {
       this.root.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {});
       return;
     }
-    void this.o
-      .decide(url)
-      .then((v) => {
-        const allowed = v.decision?.allowed === true;
-        this.root
-          .send(allowed ? 'Fetch.continueRequest' : 'Fetch.failRequest', allowed ? { requestId: e.requestId } : { requestId: e.requestId, errorReason: 'BlockedByClient' })
-          .catch(() => {});
-        this.o.record({
-          url,
-          method: e.request.method,
-          resourceType: e.resourceType.toLowerCase(),
-          isNavigation: e.resourceType === 'Document',
-          frameUrl: '',
-          redirectedFrom: null,
-          decision: v.decision,
-          error: v.error,
-          at: new Date().toISOString(),
-          request: null,
-          page: null,
-          frameId: e.frameId,
-          requestId: e.networkId ?? e.requestId,
-          targetId: e.frameId,
-        });
-      })
-      .catch(() => void this.root.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {}));
+    const answer = (v: Verdict): void => {
+      const allowed = v.decision?.allowed === true;
+      this.root
+        .send(allowed ? 'Fetch.continueRequest' : 'Fetch.failRequest', allowed ? { requestId: e.requestId } : { requestId: e.requestId, errorReason: 'BlockedByClient' })
+        .catch(() => {});
+      this.o.record({
+        url,
+        method: e.request.method,
+        resourceType: e.resourceType.toLowerCase(),
+        isNavigation: e.resourceType === 'Document',
+        frameUrl: '',
+        redirectedFrom: null,
+        decision: v.decision,
+        error: v.error,
+        at: new Date().toISOString(),
+        request: null,
+        page: null,
+        frameId: e.frameId,
+        requestId: e.networkId ?? e.requestId,
+        targetId: e.frameId,
+      });
+    };
+    const fail = (): void => void this.root.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+    const now = this.o.decideNow?.(url);
+    if (now === undefined) return void this.o.decide(url).then(answer).catch(fail);
+    try {
+      answer(now);
+    } catch {
+      fail();
+    }
   }
 }
