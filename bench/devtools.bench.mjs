@@ -121,8 +121,10 @@ export async function run() {
   // Each variant loads one page over and over: what is measured is gating (the navigation's slot
   // taken and given back included), not the host's interval, so the floor is off.
   const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0 });
-  // Allows everything at once, without a robots.txt: the pause alone.
-  const allowAll = { userAgent: UA, check: async (url) => ({ url, allowed: true, reason: 'no-matching-rule', rule: null, group: null, overridden: false }) };
+  // Allows everything at once, without a robots.txt: the pause alone (answered from peek in the
+  // handler of the pause, as the real gate answers a warm origin).
+  const allowed = (url) => ({ url, allowed: true, reason: 'no-matching-rule', rule: null, group: null, overridden: false });
+  const allowAll = { userAgent: UA, peek: allowed, check: async (url) => allowed(url) };
   const [plain, proxy, floor, endpoint] = await Promise.all([
     plainChromium(),
     proxyOnly(),
@@ -136,14 +138,24 @@ export async function run() {
     drivers['pause, no gate'] = await driver(floor.webSocketDebuggerUrl);
     drivers['endpoint (warm robots.txt)'] = await driver(endpoint.webSocketDebuggerUrl);
     const times = {};
+    // Ratios on this shared machine move with its load: printed beside them.
+    const loadAtStart = os.loadavg()[0];
     for (const [name, d] of Object.entries(drivers)) {
       times[name] = [];
       await d.load(pageUrl); // warm-up: JIT, connections, and the gate's robots.txt cache
     }
-    // Interleaved rounds; the ratio is the median of each round's own ratio, which cancels most drift.
-    for (let r = 0; r < ROUNDS; r++) for (const [name, d] of Object.entries(drivers)) times[name].push(await d.load(pageUrl));
+    // Interleaved rounds, each starting one variant further on (no variant always runs first or
+    // right after another); the ratio is the median of each round's own ratio, which cancels most drift.
+    const order = Object.entries(drivers);
+    for (let r = 0; r < ROUNDS; r++) {
+      for (let k = 0; k < order.length; k++) {
+        const [name, d] = order[(r + k) % order.length];
+        times[name].push(await d.load(pageUrl));
+      }
+    }
+    const loadAtEnd = os.loadavg()[0];
     const paired = (name, by) => median(times[name].map((t, i) => t / times[by][i]));
-    console.log(`Page with ${ORIGINS * PER_ORIGIN} subresources over ${ORIGINS} origins, driven over DevTools (chrome-remote-interface), ${ROUNDS} loads each.\n`);
+    console.log(`Page with ${ORIGINS * PER_ORIGIN} subresources over ${ORIGINS} origins, driven over DevTools (chrome-remote-interface), ${ROUNDS} loads each; load average ${loadAtStart.toFixed(1)} at the start, ${loadAtEnd.toFixed(1)} at the end.\n`);
     console.log('| variant | median load (ms) | p90 (ms) | ratio to ungated (median of rounds) |');
     console.log('| --- | ---: | ---: | ---: |');
     for (const [name, t] of Object.entries(times)) console.log(`| ${name} | ${median(t).toFixed(1)} | ${p90(t).toFixed(1)} | ${paired(name, 'ungated').toFixed(2)} |`);
