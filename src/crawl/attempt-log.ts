@@ -7,6 +7,7 @@ import type { UsageVerdict } from '../usage/index.js';
 import { DocumentPlacementError } from './document-store.js';
 import type { Hop } from './types.js';
 import type { UsageCheck } from './usage-check.js';
+import { decisionStamp } from '../audit/stamp.js';
 
 /** Per-host figures for the summary. */
 export interface HostStats {
@@ -129,15 +130,12 @@ export class AttemptLog {
       bytes: p.bytes ?? null,
       contentSha256: p.contentSha256 ?? null,
       savedPath: p.savedPath ?? null,
-      policySha256: d ? d.policy.sha256 : null,
-      robotsUrl: d ? d.policy.robotsUrl : null,
-      policyFetchedAt: d ? d.policy.fetchedAt : null,
-      policyStatus: d ? d.policy.status : null,
+      ...decisionStamp(d),
       reason: p.reason ?? d?.reason ?? '',
       // A usage reservation is decided by a usage line or header, not by the access rule.
       ...(p.reason === 'usage-reserved' || (p.reason === undefined && d?.reason === 'usage-reserved')
         ? this.usage.decidingLine(p.usage ?? d?.usage)
-        : { ruleLine: d?.rule?.line ?? null, rulePattern: d?.rule?.pattern ?? null }),
+        : {}),
       parentUrl: p.parentUrl ?? null,
       kind: p.kind ?? 'page',
       waitReason: p.waitReason ?? null,

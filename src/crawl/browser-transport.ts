@@ -19,6 +19,7 @@ import type { Lease } from '../stores/types.js';
 import { documentPath, resolveInside } from './document-path.js';
 import { HttpTransport, type FetchingGate } from './http-transport.js';
 import type { CrawlGate, DocumentTransport, Hop, TransportFetchOptions, TransportResult } from './types.js';
+import { decisionStamp } from '../audit/stamp.js';
 
 export interface BrowserTransportOptions {
   /** A RobotsGate: it fetches the document and frames' navigations (through its own `resolve`),
@@ -228,13 +229,8 @@ export class BrowserTransport implements DocumentTransport {
       bytes: null,
       contentSha256: null,
       savedPath: null,
-      policySha256: d?.policy.sha256 ?? null,
-      robotsUrl: d?.policy.robotsUrl ?? null,
-      policyFetchedAt: d?.policy.fetchedAt ?? null,
-      policyStatus: d?.policy.status ?? null,
+      ...decisionStamp(d),
       reason: d?.reason ?? 'gate-error',
-      ruleLine: d?.rule?.line ?? null,
-      rulePattern: d?.rule?.pattern ?? null,
       parentUrl: pageUrl,
       kind: 'subresource',
       waitReason: null,

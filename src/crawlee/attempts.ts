@@ -8,6 +8,7 @@ import type { RobotsGate } from '../gate/gate.js';
 import type { Decision, PolicyChange } from '../gate/types.js';
 import type { PolicyRecord } from '../stores/types.js';
 import { policySnapshot } from '../gate/policy-record.js';
+import { decisionStamp } from '../audit/stamp.js';
 
 /** One attempt as the adapter knows it. Times in ms since epoch. */
 export interface Attempt {
@@ -89,13 +90,8 @@ export class Attempts {
       bytes: a.bytes ?? null,
       contentSha256: null,
       savedPath: null,
-      policySha256: d ? d.policy.sha256 : null,
-      robotsUrl: d ? d.policy.robotsUrl : null,
-      policyFetchedAt: d ? d.policy.fetchedAt : null,
-      policyStatus: d ? d.policy.status : null,
+      ...decisionStamp(d),
       reason: a.reason ?? d?.reason ?? '',
-      ruleLine: d?.rule?.line ?? null,
-      rulePattern: d?.rule?.pattern ?? null,
       parentUrl: a.parentUrl ?? null,
       kind: a.kind ?? 'page',
       waitReason: a.waitReason ?? null,

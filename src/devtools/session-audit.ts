@@ -13,6 +13,7 @@ import type { PolicyRecord } from '../stores/types.js';
 import type { ResponseSeen } from './responses.js';
 import type { TargetRequest } from './target-watch.js';
 import { policySnapshot } from '../gate/policy-record.js';
+import { decisionStamp } from '../audit/stamp.js';
 
 /** What the recorder listens to on the gate: a `RobotsGate` fits. */
 export interface AuditedGate {
@@ -81,13 +82,8 @@ export class SessionAudit {
       bytes: null,
       contentSha256: null,
       savedPath: null,
-      policySha256: d?.policy.sha256 ?? null,
-      robotsUrl: d?.policy.robotsUrl ?? null,
-      policyFetchedAt: d?.policy.fetchedAt ?? null,
-      policyStatus: d?.policy.status ?? null,
+      ...decisionStamp(d),
       reason: d?.reason ?? 'gate-error',
-      ruleLine: d?.rule?.line ?? null,
-      rulePattern: d?.rule?.pattern ?? null,
       // A redirect hop's parent is the URL that redirected; a request's, its frame's document.
       parentUrl: e.redirectedFrom ?? (e.frameUrl || null),
       kind: e.isNavigation ? 'navigation' : 'subresource',

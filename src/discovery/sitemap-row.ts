@@ -2,6 +2,7 @@
 // (the robots.txt of the sitemap's own origin) and naming the robots.txt that advertised it.
 import type { AttemptOutcome, AttemptRow } from '../audit/types.js';
 import type { SitemapReport } from './types.js';
+import { decisionStamp } from '../audit/stamp.js';
 
 /** Problems joined into the row's `error` text at most (the full list is in `sitemap`). */
 const MAX_ERROR_CHARS = 1_000;
@@ -32,13 +33,8 @@ export function sitemapRow(r: SitemapReport, runId: string): AttemptRow {
     bytes: r.outcome === 'read' ? r.bytes : null,
     contentSha256: r.sha256,
     savedPath: null,
-    policySha256: d?.policy.sha256 ?? null,
-    robotsUrl: d?.policy.robotsUrl ?? null,
-    policyFetchedAt: d?.policy.fetchedAt ?? null,
-    policyStatus: d?.policy.status ?? null,
+    ...decisionStamp(d),
     reason,
-    ruleLine: d?.rule?.line ?? null,
-    rulePattern: d?.rule?.pattern ?? null,
     parentUrl: r.parentUrl,
     kind: 'sitemap',
     waitReason: r.waitReason,
