@@ -21,6 +21,14 @@ export interface RuleSource {
   readonly rules: ArrayLike<number>;
 }
 
+// A sorted rule's fields in RuleIndex.table.
+const RULE = 5;
+const START = 0;
+const LENGTH = 1;
+const PRIORITY = 2;
+const FLAGS = 3;
+const ID = 4;
+
 const ALLOW = 1;
 const ANCHORED = 2;
 const AUX = 4;
@@ -30,17 +38,15 @@ const BUCKETED = 8;
 const BUCKET_MIN = 16;
 
 export class RuleIndex {
-  /** Per sorted rule: prefix range (in `text` or, with AUX, in `aux`), priority, flags, model rule id, rest pieces. */
-  private readonly prefixStart: Int32Array;
-  private readonly prefixLength: Int32Array;
-  private readonly priority: Int32Array;
-  private readonly flags: Uint8Array;
-  private readonly ruleId: Int32Array;
-  private readonly restIndex: Int32Array;
+  /**
+   * Per sorted rule k, RULE numbers from RULE * k: prefix start and length (in `text` or, with AUX, in
+   * `aux`), priority, flags | (index in `rests` + 1) << 8, model rule id. One table, not six: a check
+   * across many cached origins reads one cache line per rule it looks at, not one per field.
+   */
+  private readonly table: Int32Array;
   private readonly rests: (readonly string[])[];
-  /** Per entry (distinct prefix): its first sorted rule, and its parent entry (-1 for none). */
-  private readonly entryFirst: Int32Array;
-  private readonly entryParent: Int32Array;
+  /** Per entry (distinct prefix) e: its first sorted rule at 2e, its parent entry (-1 for none) at 2e + 1. */
+  private readonly entries: Int32Array;
   private readonly text: string;
   private readonly aux: string;
   /**
@@ -141,12 +147,8 @@ export class RuleIndex {
       return priority[b]! - priority[a]! || (flags[b]! & ALLOW) - (flags[a]! & ALLOW) || a - b;
     });
     // Lay the sorted rules out in their final arrays and find the entries (distinct prefixes).
-    this.prefixStart = new Int32Array(n);
-    this.prefixLength = new Int32Array(n);
-    this.priority = new Int32Array(n);
-    this.flags = new Uint8Array(n);
-    this.ruleId = new Int32Array(n);
-    this.restIndex = new Int32Array(n);
+    const table = new Int32Array(RULE * n);
+    this.table = table;
     this.rests = rests;
     const entryFirst: number[] = [];
     const entryParent: number[] = [];
@@ -154,12 +156,11 @@ export class RuleIndex {
     let previous = -1;
     for (let k = 0; k < n; k++) {
       const i = order[k]!;
-      this.prefixStart[k] = pStart[i]!;
-      this.prefixLength[k] = pLength[i]!;
-      this.priority[k] = priority[i]!;
-      this.flags[k] = flags[i]!;
-      this.ruleId[k] = unique[i]!;
-      this.restIndex[k] = restIndex[i]!;
+      table[RULE * k + START] = pStart[i]!;
+      table[RULE * k + LENGTH] = pLength[i]!;
+      table[RULE * k + PRIORITY] = priority[i]!;
+      table[RULE * k + FLAGS] = flags[i]! | ((restIndex[i]! + 1) << 8);
+      table[RULE * k + ID] = unique[i]!;
       if (previous >= 0 && heads[previous] === heads[i]) continue;
       previous = i;
       while (stack.length) {
@@ -173,8 +174,12 @@ export class RuleIndex {
       entryFirst.push(k);
       stack.push(entryFirst.length - 1);
     }
-    this.entryFirst = Int32Array.from(entryFirst);
-    this.entryParent = Int32Array.from(entryParent);
+    const entries = new Int32Array(2 * entryFirst.length);
+    for (let e = 0; e < entryFirst.length; e++) {
+      entries[2 * e] = entryFirst[e]!;
+      entries[2 * e + 1] = entryParent[e]!;
+    }
+    this.entries = entries;
     for (let e = 0; e < entryFirst.length; e++) {
       const first = entryFirst[e]!;
       const last = e + 1 < entryFirst.length ? entryFirst[e + 1]! : n;
@@ -182,7 +187,7 @@ export class RuleIndex {
       const lists = new Map<number, number[]>();
       let bucketed = 0;
       for (let k = first; k < last; k++) {
-        const ri = this.restIndex[k]!;
+        const ri = (table[RULE * k + FLAGS]! >> 8) - 1;
         if (ri < 0) continue;
         let longest = '';
         for (const piece of rests[ri]!) if (piece.length > longest.length) longest = piece;
@@ -197,7 +202,7 @@ export class RuleIndex {
       const packed = new Map<number, Int32Array>();
       for (const [code, list] of lists) {
         packed.set(code, Int32Array.from(list));
-        for (const k of list) this.flags[k]! |= BUCKETED;
+        for (const k of list) table[RULE * k + FLAGS]! |= BUCKETED;
       }
       this.buckets.set(e, packed);
     }
@@ -209,40 +214,38 @@ export class RuleIndex {
    * table, or -1 when no rule matches. Allocates nothing.
    */
   match(target: string, start: number, end: number): number {
-    const entryFirst = this.entryFirst;
-    const entries = entryFirst.length;
-    const pStart = this.prefixStart;
-    const pLength = this.prefixLength;
-    const flags = this.flags;
+    const table = this.table;
+    const entries = this.entries;
+    const count = entries.length >> 1;
     // Binary search: the last entry whose prefix is <= the target.
     let lo = 0;
-    let hi = entries - 1;
+    let hi = count - 1;
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const r = entryFirst[mid]!;
-      if (compareToTarget(flags[r]! & AUX ? this.aux : this.text, pStart[r]!, pLength[r]!, target, start, end) <= 0) {
+      const r = RULE * entries[2 * mid]!;
+      if (compareToTarget(table[r + FLAGS]! & AUX ? this.aux : this.text, table[r + START]!, table[r + LENGTH]!, target, start, end) <= 0) {
         found = mid;
         lo = mid + 1;
       } else hi = mid - 1;
     }
     if (found < 0) return -1;
-    const r0 = entryFirst[found]!;
-    const common = commonLength(flags[r0]! & AUX ? this.aux : this.text, pStart[r0]!, pLength[r0]!, target, start, end);
-    const priority = this.priority;
+    const r0 = RULE * entries[2 * found]!;
+    const common = commonLength(table[r0 + FLAGS]! & AUX ? this.aux : this.text, table[r0 + START]!, table[r0 + LENGTH]!, target, start, end);
+    const n = table.length / RULE;
     let best = -1;
     let bestPriority = -1;
-    for (let e = found; e >= 0; e = this.entryParent[e]!) {
-      const first = entryFirst[e]!;
-      const length = pLength[first]!;
+    for (let e = found; e >= 0; e = entries[2 * e + 1]!) {
+      const first = entries[2 * e]!;
+      const length = table[RULE * first + LENGTH]!;
       if (length > common) continue;
-      const last = e + 1 < entries ? entryFirst[e + 1]! : pStart.length;
+      const last = e + 1 < count ? entries[2 * e + 2]! : n;
       for (let k = first; k < last; k++) {
-        const p = priority[k]!;
-        const f = flags[k]!;
-        if (p < bestPriority || (p === bestPriority && (flags[best]! & ALLOW || !(f & ALLOW)))) break;
+        const p = table[RULE * k + PRIORITY]!;
+        const f = table[RULE * k + FLAGS]!;
+        if (p < bestPriority || (p === bestPriority && (table[RULE * best + FLAGS]! & ALLOW || !(f & ALLOW)))) break;
         if (f & BUCKETED) continue;
-        const ri = this.restIndex[k]!;
+        const ri = (f >> 8) - 1;
         if (matchRest(ri < 0 ? null : this.rests[ri]!, (f & ANCHORED) !== 0, target, start + length, end)) {
           best = k;
           bestPriority = p;
@@ -262,18 +265,18 @@ export class RuleIndex {
         if (list === undefined) continue;
         for (let j = 0; j < list.length; j++) {
           const k = list[j]!;
-          const p = priority[k]!;
-          const f = flags[k]!;
+          const p = table[RULE * k + PRIORITY]!;
+          const f = table[RULE * k + FLAGS]!;
           // Lists run best first; on a full tie the earlier rule of this entry wins, as in the
           // entry's own scan above (and as rule-scan.ts decides), whatever trigram found it first.
           if (p < bestPriority) break;
           if (p === bestPriority) {
-            const bestAllow = flags[best]! & ALLOW;
+            const bestAllow = table[RULE * best + FLAGS]! & ALLOW;
             if ((bestAllow && !(f & ALLOW)) || (bestAllow === (f & ALLOW) && !(best >= first && best < last && k < best))) break;
           }
           if (this.tried[k] === check) continue;
           this.tried[k] = check;
-          if (matchRest(this.rests[this.restIndex[k]!]!, (f & ANCHORED) !== 0, target, start + length, end)) {
+          if (matchRest(this.rests[(f >> 8) - 1]!, (f & ANCHORED) !== 0, target, start + length, end)) {
             best = k;
             bestPriority = p;
             break;
@@ -281,7 +284,7 @@ export class RuleIndex {
         }
       }
     }
-    return best < 0 ? -1 : this.ruleId[best]!;
+    return best < 0 ? -1 : table[RULE * best + ID]!;
   }
 }
 
