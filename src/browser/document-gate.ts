@@ -7,7 +7,7 @@
 // only once it has started loading, too late for a page session. RFC 9309 §2.2.2 holds for a
 // popup's URL as for any. Its cost: any Fetch pattern routes every request of every frame through
 // Chromium's interception proxy, 0.06 to 0.1 of an ungated page load on top of the page sessions.
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import { sessionChannel, type Channel } from './channel.js';
 import type { Claim, TargetInfo } from './claim.js';

@@ -29,7 +29,6 @@ const REFUSED: Record<string, string> = {
 
 /** Error codes as Chromium uses them. */
 const SERVER_ERROR = -32000;
-const NOT_FOUND = -32601;
 const INVALID = -32600;
 
 export class Client implements SessionOwner {
