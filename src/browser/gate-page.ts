@@ -13,17 +13,15 @@ import type { BrowserContext, Page, Request, WebSocketRoute } from 'playwright-c
 import { sessionChannel, type Channel } from './channel.js';
 import { directContextId, directPageChannel, inThisProcess } from './direct-session.js';
 import { watchNewPages } from './page-watch.js';
-import { openClaim, type Claim, type TargetInfo } from './claim.js';
+import type { TargetInfo } from './claim.js';
 import { gateDocuments } from './document-gate.js';
 import { navigationPace } from './navigation-pace.js';
-import { RequestMatcher } from './request-matcher.js';
-import type { Verdict } from './target-gate.js';
+import { PageClaims } from './page-claims.js';
 import type { BrowserGate, GateHandle, GateHandleEvents, GatedRequest, GateOptions } from './types.js';
 
 /** Published for every blocked browser request (a GatedRequest), at no cost when nobody listens. */
 export const blockedChannel = diagnostics.channel('robots-gate:browser-blocked');
 
-const toError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
 
 /** The handle behind gatePage / gateContext (and robots-gate/puppeteer's): keeps the blocked
  *  requests, emits each decision. `E` is the driver's GatedRequest. */
@@ -66,40 +64,14 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
   const isPage = 'mainFrame' in target;
   const pace = navigationPace(gate, options.politeness, options.heldSlots);
 
-  const decide = (url: string): Promise<Verdict> =>
-    gate.check(url).then(
-      (decision) => ({ decision, error: null }),
-      // Fail closed: a URL the gate cannot decide is not sent.
-      (err: unknown) => ({ decision: null, error: toError(err) }),
-    );
-
-  /** targetId → claim, for every target this handle gates. */
-  const claims = new Map<string, Claim>();
-  const pages = new Map<Page, Promise<void>>();
-  const sessions: Channel[] = [];
-  const contexts = new Set<string>();
-
-  let documentsElsewhere = false;
-  const claimTarget = (targetId: string, channel: Channel, page: Page | null): Claim => {
-    const claim = openClaim<Request, Page>(targetId, channel, page, {
-      decide,
-      record: (entry) => handle.record(entry),
-      disposed: () => handle.disposed,
-      userAgent,
-      documentsElsewhere,
-      pace,
-    });
-    withMatchers(claim, handle.listenerCount('allowed') > 0);
-    claims.set(targetId, claim);
-    return claim;
-  };
-
-  /** Pairs entries with Playwright's requests: failed ones always, all only when wanted. */
-  const withMatchers = (claim: Claim, all: boolean): void => {
-    if (!claim.page) return;
-    claim.failed ??= new RequestMatcher<Request>(claim.page, 'requestfailed');
-    if (all) claim.started ??= new RequestMatcher<Request>(claim.page, 'request');
-  };
+  const registry = new PageClaims<Request, Page>({
+    gate,
+    userAgent,
+    pace,
+    owner: () => handle,
+    emitter: (page) => page,
+  });
+  const { claims, pages, contexts, decide } = registry;
 
   const guard = (page: Page): Promise<void> => {
     let started = pages.get(page);
@@ -112,23 +84,8 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
         // Not Chromium (no DevTools sessions): nothing here could gate the page.
         throw new Error('gatePage needs a Chromium page (DevTools sessions)', { cause: err });
       }
-      const { targetInfo } = await channel.send<{ targetInfo: { targetId: string; browserContextId?: string } }>('Target.getTargetInfo');
-      if (targetInfo.browserContextId) contexts.add(targetInfo.browserContextId);
-      const known = claims.get(targetInfo.targetId);
-      if (known) {
-        // A popup gated from its first navigation on: now its page is known.
-        await channel.detach();
-        known.page = page;
-        page.once('close', () => known.gone.abort(new Error('page closed')));
-        withMatchers(known, handle.listenerCount('allowed') > 0);
-        return known.ready;
-      }
-      sessions.push(channel);
-      const claim = claimTarget(targetInfo.targetId, channel, page);
-      // A closed page's navigation stops waiting for its host's slot (a disconnected browser
-      // closes its pages).
-      page.once('close', () => claim.gone.abort(new Error('page closed')));
-      return claim.ready;
+      const { targetInfo } = await channel.send<{ targetInfo: TargetInfo }>('Target.getTargetInfo');
+      return registry.adopt(page, channel, targetInfo);
     })();
     pages.set(page, started);
     guarded.set(page, started);
@@ -168,14 +125,13 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
     else (target as BrowserContext).off('page', onPage);
     await Promise.allSettled([...pages.values()]);
     await unregister?.();
-    await Promise.all([...claims.values()].map((c) => c.stop().catch(() => {})));
-    await Promise.all(sessions.map((s) => s.detach()));
+    await registry.stop();
     for (const page of pages.keys()) if (guarded.get(page) === pages.get(page)) guarded.delete(page);
   }, options.maxBlocked ?? 10_000);
   // Whoever listens to `allowed` gets each with Playwright's request (its response() says how it
   // ended): from then on Playwright reports every request of the gated pages to this process.
   (handle as EventEmitter).on('newListener', (event: string | symbol) => {
-    if (event === 'allowed') for (const claim of claims.values()) withMatchers(claim, true);
+    if (event === 'allowed') registry.pairAll();
   });
 
   return (async () => {
@@ -188,7 +144,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
       t.browserContextId !== undefined &&
       contexts.has(t.browserContextId) &&
       (t.type === 'shared_worker' || (t.type === 'page' && (!isPage || (t.openerId !== undefined && claims.has(t.openerId)))));
-    const adopt = (targetId: string, channel: Channel) => claimTarget(targetId, channel, null);
+    const adopt = (targetId: string, channel: Channel) => registry.claim(targetId, channel, null);
     if (inThisProcess(context)) {
       // New targets are held at creation until their session is ready (page-watch.ts); each
       // page's own session decides its documents. A persistent context's id is learned from its
@@ -211,7 +167,7 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
         contexts,
         settled: () => Promise.allSettled([...pages.values()]),
       });
-      documentsElsewhere = unregister !== null;
+      registry.documentsElsewhere = unregister !== null;
     }
     if (isPage) {
       // Its popups are gated from their creation (above); this names their page once Playwright has it.

@@ -9,6 +9,9 @@ import type { Lease, RateLimiter } from '../stores/types.js';
 /** What gatePage needs from a gate: a `RobotsGate` fits. */
 export interface BrowserGate {
   check(url: string | URL): Promise<Decision>;
+  /** The decision without I/O, or undefined when `check` must be asked (a `RobotsGate`'s): with
+   *  it a warm origin's paused request is answered in the handler of its pause. */
+  peek?(url: string): Decision | undefined;
   /** The User-Agent the gate decides for; the browser is made to send the same one. */
   readonly userAgent?: string;
   /** Where each host's slot is kept: with `intervalFor`, navigations are spaced on the gate's

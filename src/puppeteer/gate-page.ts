@@ -6,13 +6,13 @@
 // (page-watch.ts). Puppeteer always talks to the browser directly, so there is no slow path here.
 import type { Browser, CDPSession, HTTPRequest, Page, Target } from 'puppeteer-core';
 import { ChildRouter, sessionChannel, type Channel, type SessionLike } from '../browser/channel.js';
-import { openClaim, type Claim, type TargetInfo } from '../browser/claim.js';
+import type { TargetInfo } from '../browser/claim.js';
 import type { BrowserSession } from '../browser/direct-session.js';
 import { Handle, NO_SPECULATION_RULES } from '../browser/gate-page.js';
 import { navigationPace } from '../browser/navigation-pace.js';
 import { PageWatch } from '../browser/page-watch.js';
-import { RequestMatcher, type RequestEmitter } from '../browser/request-matcher.js';
-import type { Verdict } from '../browser/target-gate.js';
+import { PageClaims } from '../browser/page-claims.js';
+import type { RequestEmitter } from '../browser/request-matcher.js';
 import type { BrowserGate, GatedRequest, GateHandle, GateOptions } from '../browser/types.js';
 
 /** One decided request of a Puppeteer page: `request` is Puppeteer's HTTPRequest when it reported one. */
@@ -20,9 +20,6 @@ export type PuppeteerGatedRequest = GatedRequest<HTTPRequest, Page>;
 /** What gatePage / gateBrowser return: `blocked`, `blocked`/`allowed` events, `dispose()`. */
 export type PuppeteerGateHandle = GateHandle<PuppeteerGatedRequest>;
 
-type PuppeteerClaim = Claim<HTTPRequest, Page>;
-
-const toError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
 const asSession = (s: CDPSession) => s as unknown as SessionLike;
 
 /** A browser-level session whose flat children (auto-attached targets) are Channels. Puppeteer's
@@ -69,38 +66,14 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
   const browser: Browser = isPage ? (target as Page).browser() : (target as Browser);
   const pace = navigationPace(gate, options.politeness, options.heldSlots);
 
-  const decide = (url: string): Promise<Verdict> =>
-    gate.check(url).then(
-      (decision) => ({ decision, error: null }),
-      // Fail closed: a URL the gate cannot decide is not sent.
-      (err: unknown) => ({ decision: null, error: toError(err) }),
-    );
-
-  const claims = new Map<string, PuppeteerClaim>();
-  const pages = new Map<Page, Promise<void>>();
-  const sessions: Channel[] = [];
-  const contexts = new Set<string>();
-
-  const withMatchers = (claim: PuppeteerClaim, all: boolean): void => {
-    if (!claim.page) return;
-    const emitter = claim.page as unknown as RequestEmitter<HTTPRequest>;
-    claim.failed ??= new RequestMatcher<HTTPRequest>(emitter, 'requestfailed');
-    if (all) claim.started ??= new RequestMatcher<HTTPRequest>(emitter, 'request');
-  };
-
-  const claimTarget = (targetId: string, channel: Channel, page: Page | null): PuppeteerClaim => {
-    const claim = openClaim<HTTPRequest, Page>(targetId, channel, page, {
-      decide,
-      record: (entry) => handle.record(entry),
-      disposed: () => handle.disposed,
-      userAgent,
-      documentsElsewhere: false,
-      pace,
-    });
-    withMatchers(claim, handle.listenerCount('allowed') > 0);
-    claims.set(targetId, claim);
-    return claim;
-  };
+  const registry = new PageClaims<HTTPRequest, Page>({
+    gate,
+    userAgent,
+    pace,
+    owner: () => handle,
+    emitter: (page) => page as unknown as RequestEmitter<HTTPRequest>,
+  });
+  const { claims, pages, contexts } = registry;
 
   /** Gates `page` (or names the page of a target gated from its creation). */
   const guard = (page: Page): Promise<void> => {
@@ -114,21 +87,10 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
         throw new Error('gatePage needs a Chromium page (DevTools sessions)', { cause: err });
       }
       const { targetInfo } = await channel.send<{ targetInfo: TargetInfo }>('Target.getTargetInfo');
+      // Its context first: popups it opens meanwhile are gated from their creation (wants).
       if (targetInfo.browserContextId) contexts.add(targetInfo.browserContextId);
       await page.evaluateOnNewDocument(NO_SPECULATION_RULES).catch(() => {});
-      const known = claims.get(targetInfo.targetId);
-      if (known) {
-        await channel.detach();
-        known.page = page;
-        page.once('close', () => known.gone.abort(new Error('page closed')));
-        withMatchers(known, handle.listenerCount('allowed') > 0);
-        return known.ready;
-      }
-      sessions.push(channel);
-      const claim = claimTarget(targetInfo.targetId, channel, page);
-      // A closed page's navigation stops waiting for its host's slot.
-      page.once('close', () => claim.gone.abort(new Error('page closed')));
-      return claim.ready;
+      return registry.adopt(page, channel, targetInfo);
     })();
     pages.set(page, started);
     return started;
@@ -144,7 +106,7 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
       const known = typeof id === 'string' ? claims.get(id) : undefined;
       if (page && known && !known.page) {
         known.page = page;
-        withMatchers(known, handle.listenerCount('allowed') > 0);
+        registry.withMatchers(known);
       }
       onPage(page);
     }, () => {});
@@ -171,17 +133,16 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
     browser.off('disconnected', onDisconnected);
     await Promise.allSettled([...pages.values()]);
     unregister?.();
-    await Promise.all([...claims.values()].map((c) => c.stop().catch(() => {})));
-    await Promise.all(sessions.map((s) => s.detach()));
+    await registry.stop();
   }, options.maxBlocked ?? 10_000);
   (handle as import('node:events').EventEmitter).on('newListener', (event: string | symbol) => {
-    if (event === 'allowed') for (const claim of claims.values()) withMatchers(claim, true);
+    if (event === 'allowed') registry.pairAll();
   });
 
   return (async () => {
     browser.once('disconnected', onDisconnected);
     const watch = await watchOf(browser);
-    const owner = { disposed: () => handle.disposed, wants, claims, adopt: (id: string, c: Channel) => claimTarget(id, c, null) };
+    const owner = { disposed: () => handle.disposed, wants, claims, adopt: (id: string, c: Channel) => registry.claim(id, c, null) };
     await watch.add(owner);
     unregister = () => watch.remove(owner);
     if (isPage) {

@@ -48,6 +48,27 @@ describe.each(modes)('%s', (mode, open) => {
   const paths = (s: Origins['page'], path?: string) => s.requests(H, path).map((r) => r.path);
 
   describe('gatePage', () => {
+    // Over connect() documents are decided at the browser level, through check.
+    test.skipIf(mode !== 'Playwright in this process')('warm origins are answered from peek: no request waits for check', async () => {
+      const gate = new RobotsGate({ userAgent: UA });
+      for (const s of [o.page, o.disallowing, o.unreachable, o.allowing]) await gate.check(o.url(s, '/'));
+      const asked: string[] = [];
+      // check never settles: a request that waited for it would never leave the browser.
+      const held = { userAgent: gate.userAgent, peek: (url: string) => gate.peek(url), check: (url: string | URL) => (asked.push(String(url)), new Promise<never>(() => {})) };
+      const context = await browser.newContext({ serviceWorkers: 'block' });
+      try {
+        const page = await context.newPage();
+        await gatePage(page, held);
+        await page.goto(o.url(o.page, '/'), { timeout: 15_000 });
+        const statuses = await page.evaluate(() => Promise.all((window as unknown as { fetches: Promise<unknown>[] }).fetches));
+        expect(statuses).toEqual(['failed', 'failed', 200]);
+        expect(asked).toEqual([]);
+      } finally {
+        await context.close();
+        await gate.close();
+      }
+    });
+
     test('subresources from a disallowing, an unreachable and an allowing origin: only the allowed reach a server', async () => {
       const gate = new RobotsGate({ userAgent: UA });
       // A context with Chromium's own User-Agent: the gate's must still be what servers see.
