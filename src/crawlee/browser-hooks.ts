@@ -43,6 +43,10 @@ interface PageState {
   decision: Decision | null;
   /** The first blocked navigation of the page's main frame (its own URL or a redirect hop). */
   navigation: Promise<Decision | null>;
+  /** Aborted when the page closes: Crawlee closes a timed-out request's page, but does not
+   *  cancel its hooks, so a wait for the host's slot would otherwise be granted to a dead page
+   *  and held for the whole lease, stalling the host. */
+  readonly closed: AbortController;
 }
 
 /** What is read of the driver's request: its response (Playwright: a promise; Puppeteer: now or null). */
@@ -101,6 +105,7 @@ export function browserHooks(
       startMs: Date.now(),
       decision: null,
       navigation: new Promise((resolve) => (navigated = resolve)),
+      closed: new AbortController(),
     };
     // The first document that would wait after the pre-navigation hook took the slot is the
     // navigation Crawlee makes (the page shows about:blank until then): it goes in that slot.
@@ -154,6 +159,7 @@ export function browserHooks(
     }
     pages.set(page, state);
     page.once('close', () => {
+      state.closed.abort(new Error('page closed'));
       state.slot?.release();
       void handle.dispose().catch(() => {});
     });
@@ -168,7 +174,12 @@ export function browserHooks(
     state.startMs = Date.now();
     state.slot = null;
     state.handedOver = false;
-    state.slot = await o.takeSlot(request.url, state.decision);
+    const slot = await o.takeSlot(request.url, state.decision, state.closed.signal);
+    if (state.closed.signal.aborted) {
+      slot.release();
+      throw state.closed.signal.reason;
+    }
+    state.slot = slot;
   });
   crawler.postNavigationHooks.push(async ({ page, request, response }) => {
     const state = pages.get(page);
