@@ -367,7 +367,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       listed = phase.urls;
     }
     const todo = listed.filter((u) => !done.has(u.url));
-    if (opts.resume && done.size) say(`resuming: ${plural(list.urls.length - todo.length, 'URL')} already settled, ${todo.length} to go`);
+    if (opts.resume && done.size) say(`resuming: ${plural(listed.length - todo.length, 'URL')} already settled, ${todo.length} to go`);
     const added = await frontier.add(todo);
     // A fleet run name is used once: a run that has finished takes no URL again.
     if (fleet && added === 0 && todo.length > 0 && (await frontier.isDrained())) {

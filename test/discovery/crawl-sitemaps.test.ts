@@ -134,6 +134,10 @@ describe('robots-gate crawl --sitemaps', () => {
     const second = await runCli([...args, '--resume']);
     expect(second.code).toBe(0);
     expect(second.stderr).toMatch(/2 sitemaps settled before, not fetched again/);
+    // Counted over the URLs the sitemaps gave, as the progress lines count them (it said -5
+    // against the list file's one origin line).
+    const [, settled, left] = /resuming: (\d+) URLs? already settled, (\d+) to go/.exec(second.stderr) ?? [];
+    expect(Number(settled) + Number(left), second.stderr).toBe(8);
     expect(v.requests('a.test', '/index.xml')).toHaveLength(1);
     expect(v.requests('a.test', '/s.xml')).toHaveLength(1);
     // Every page fetched once over the two runs (one in flight at the interrupt may go twice).
