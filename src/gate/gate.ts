@@ -90,6 +90,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   readonly #ownStore: boolean;
   readonly #local: OriginCache<Entry>;
   readonly #flights = new Map<string, Promise<Entry>>();
+  /** Origins with a refresh() in flight, and how many: their checks wait for it. */
+  readonly #refreshing = new Map<string, number>();
   readonly #overrideAll: boolean;
   readonly #overrideHosts: ReadonlySet<string>;
   readonly #underOverride = new Set<string>();
@@ -179,7 +181,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     }
     if (this.#pol.isExempt(href, origin, hostname)) return Promise.resolve(this.#exemptDecision(href, origin));
     const entry = this.#local.get(origin);
-    if (entry !== undefined && entry.expiresAt > Date.now()) {
+    // A copy being refreshed is the one the caller suspects: wait for the refetch (its flight).
+    if (entry !== undefined && entry.expiresAt > Date.now() && (this.#refreshing.size === 0 || !this.#refreshing.has(origin))) {
       return Promise.resolve(this.#decide(entry, href, origin, hostname, path, pathStart, plain));
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -206,7 +209,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     const { href, origin, hostname, pathQuery } = sentUrl(u);
     if (this.#pol.isExempt(href, origin, hostname)) return this.#exemptDecision(href, origin);
     const entry = this.#local.get(origin);
-    if (entry === undefined || entry.expiresAt <= Date.now()) return undefined;
+    if (entry === undefined || entry.expiresAt <= Date.now() || this.#refreshing.has(origin)) return undefined;
     return this.#decide(entry, href, origin, hostname, pathQuery, 0, false);
   }
 
@@ -238,12 +241,21 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
 
   /**
    * Refetch an origin's robots.txt now, whatever the cache says; a different sha256 publishes a
-   * policy-change. Concurrent checks of that origin wait for this fetch.
+   * policy-change. Checks of that origin made while it runs wait for this fetch (and `peek`
+   * gives undefined), so none is decided on the copy being replaced.
    * @param originOrUrl an origin or any URL on it.
    */
   async refresh(originOrUrl: string | URL): Promise<void> {
     const u = parseHttpUrl(originOrUrl);
-    await this.#load(u.origin, u.hostname, true, undefined);
+    const origin = u.origin;
+    this.#refreshing.set(origin, (this.#refreshing.get(origin) ?? 0) + 1);
+    try {
+      await this.#load(origin, u.hostname, true, undefined);
+    } finally {
+      const n = this.#refreshing.get(origin)! - 1;
+      if (n === 0) this.#refreshing.delete(origin);
+      else this.#refreshing.set(origin, n);
+    }
   }
 
   /**

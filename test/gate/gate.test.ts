@@ -255,6 +255,28 @@ describe('outages and changes', () => {
     }
   });
 
+  it('checks made while refresh() runs wait for it: none is decided on the copy being replaced', async () => {
+    const gate = newGate();
+    const url = `${vh.origin('changing.test')}/other`;
+    try {
+      changing.state.body = 'User-agent: *\nDisallow: /private\n';
+      expect((await gate.check(url)).allowed).toBe(true);
+      changing.state.body = 'User-agent: *\nDisallow: /other\n';
+      changing.state.delayMs = 300;
+      const refreshed = gate.refresh(vh.origin('changing.test'));
+      await sleep(50);
+      expect(gate.peek(url)).toBeUndefined();
+      const during = await gate.check(url);
+      await refreshed;
+      expect(during.allowed).toBe(false);
+      expect(during.rule?.pattern).toBe('/other');
+      expect(gate.peek(url)?.allowed).toBe(false);
+    } finally {
+      changing.state.delayMs = 0;
+      changing.state.body = 'User-agent: *\nDisallow: /private\n';
+    }
+  });
+
   it('a file that vanishes (4xx) keeps the last good policy by default, and says so', async () => {
     const gate = newGate({ retryMs: 50 });
     const events: PolicyChange[] = [];
