@@ -5,7 +5,7 @@
 // the profile). Here the handler fetch gives is forwarded as it is, released like the other.
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { Slot } from '../politeness/pacer.js';
+import { releasing, type Slot } from '../politeness/pacer.js';
 import { dispatchPaced, isPaced, kPaced, WaitCancel, type PaceTerms } from './pace.js';
 
 type Abort = (reason?: Error) => void;
@@ -46,7 +46,7 @@ class RawReleasingHandler implements RawHandler {
     // Date.now() rounds down: the interval must never be measured from before the real end.
     const endedAt = Date.now() + 1;
     const backoff = this.#status === 429 || this.#status === 503 ? this.terms.backoff(this.#retryAfter, endedAt) : undefined;
-    this.slot.release(endedAt, backoff).catch(() => {});
+    releasing(this.slot.release(endedAt, backoff));
   }
   onConnect(abort: Abort, context?: unknown): void {
     if (this.early === undefined) return this.inner.onConnect?.(abort, context);

@@ -138,6 +138,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       politeness: this.#pol,
       paced: this.#o.politeness,
       check: (url, signal, via) => this.#check(url, signal, via),
+      decideNow: (url) => (splitCanonicalUrl(url) ? this.#decideNow(url, splitOrigin, splitHostname, url, splitPathStart, splitPlain) : undefined),
       dispatcher: (paced) => (paced ? this.#pacedDispatcher : this.#dispatcher),
       blocked: (d) => blockedFor(d, this.#pol),
     };
@@ -179,12 +180,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       }
       ({ href, origin, hostname, pathQuery: path } = sent);
     }
-    if (this.#pol.isExempt(href, origin, hostname)) return Promise.resolve(this.#exemptDecision(href, origin));
-    const entry = this.#local.get(origin);
-    // A copy being refreshed is the one the caller suspects: wait for the refetch (its flight).
-    if (entry !== undefined && entry.expiresAt > Date.now() && (this.#refreshing.size === 0 || !this.#refreshing.has(origin))) {
-      return Promise.resolve(this.#decide(entry, href, origin, hostname, path, pathStart, plain));
-    }
+    const now = this.#decideNow(href, origin, hostname, path, pathStart, plain);
+    if (now !== undefined) return Promise.resolve(now);
     if (signal?.aborted) return Promise.reject(signal.reason);
     const loaded = this.#load(origin, hostname, false, via, lease).then((e) => this.#decide(e, href, origin, hostname, path, pathStart, plain));
     return signal ? unlessAborted(loaded, signal, (): never => { throw signal.reason; }) : loaded;
@@ -207,10 +204,16 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       return undefined;
     }
     const { href, origin, hostname, pathQuery } = sentUrl(u);
+    return this.#decideNow(href, origin, hostname, pathQuery, 0, false);
+  }
+
+  /** The decision when it takes no I/O (exempt, or a warm origin), else undefined; arguments as #decide's. */
+  #decideNow(href: string, origin: string, hostname: string, path: string, pathStart: number, plain: boolean): Decision | undefined {
     if (this.#pol.isExempt(href, origin, hostname)) return this.#exemptDecision(href, origin);
     const entry = this.#local.get(origin);
-    if (entry === undefined || entry.expiresAt <= Date.now() || this.#refreshing.has(origin)) return undefined;
-    return this.#decide(entry, href, origin, hostname, pathQuery, 0, false);
+    // A copy being refreshed is the one the caller suspects: wait for the refetch (its flight).
+    if (entry === undefined || entry.expiresAt <= Date.now() || (this.#refreshing.size !== 0 && this.#refreshing.has(origin))) return undefined;
+    return this.#decide(entry, href, origin, hostname, path, pathStart, plain);
   }
 
   /**

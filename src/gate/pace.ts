@@ -8,7 +8,7 @@
 import type { Dispatcher } from 'undici';
 import { kRobotsClock, type RobotsFetchClock } from '../fetcher/robots-fetcher.js';
 import type { Interval } from '../politeness/interval.js';
-import type { Cancellation, Pacer, Slot } from '../politeness/pacer.js';
+import { releasing, type Cancellation, type Pacer, type Slot } from '../politeness/pacer.js';
 import type { Lease } from '../stores/types.js';
 import { retryAfterMs } from '../politeness/retry-after.js';
 
@@ -129,7 +129,7 @@ class ReleasingHandler implements Handler {
     // interval must never be measured from before the real end.
     const endedAt = Date.now() + 1;
     const backoff = this.#status === 429 || this.#status === 503 ? this.terms.backoff(this.#retryAfter, endedAt) : undefined;
-    this.slot.release(endedAt, backoff).catch(() => {});
+    releasing(this.slot.release(endedAt, backoff));
   }
   onRequestStart(controller: Controller, context: unknown): void {
     const ctl = this.ctl;

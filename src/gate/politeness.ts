@@ -29,6 +29,9 @@ export interface GateDoor {
   readonly paced: boolean;
   /** @param via the dispatch robots.txt goes through, if not the gate's own dispatcher. */
   check(url: string, signal?: Cancellation, via?: Dispatcher.Dispatch): Promise<Decision>;
+  /** `check`'s decision for `url` when it takes no I/O (a warm origin or an exempt URL, in
+   *  canonical form); undefined when `check` is to be asked. Published like `check`'s. */
+  decideNow(url: string): Decision | undefined;
   /** The gate's dispatcher, composed with pacing when `paced`. */
   dispatcher(paced: boolean): Dispatcher;
   /** The error for a decision the doors must not send (disallowed, Crawl-delay too long). */

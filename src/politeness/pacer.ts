@@ -97,6 +97,12 @@ interface HostQueue {
 
 const MAX_TIMER_MS = 2_147_483_647;
 const RELEASED: Promise<void> = Promise.resolve();
+
+/** Let a slot's release run on, a failure (a store's) not left unhandled. An in-memory release is
+ *  over already and cannot fail: a `catch` on it would cost a promise and a tick per request. */
+export function releasing(p: Promise<void>): void {
+  if (p !== RELEASED) p.catch(() => {});
+}
 /** A lease never released (its holder hung or died) stops counting after this (ms). */
 export const DEFAULT_LEASE_MS = 120_000;
 

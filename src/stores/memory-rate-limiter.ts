@@ -21,6 +21,7 @@ interface HostSlot {
 export class MemoryRateLimiter implements RateLimiter {
   private readonly slots = new Map<string, HostSlot>();
   private tokens = 0;
+  private readonly prefix = `${process.pid}-`;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -50,7 +51,7 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     const readyAt = Math.max(slot.lastEndedAt === undefined ? 0 : slot.lastEndedAt + intervalMs, slot.notBefore);
     if (readyAt > now) return { ok: false, retryAt: readyAt };
-    const token = `${process.pid}-${++this.tokens}`;
+    const token = this.prefix + ++this.tokens;
     slot.token = token;
     slot.leaseExpiresAt = now + leaseMs;
     return { ok: true, lease: { host, token, grantedAt: now } };
@@ -65,7 +66,7 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     const readyAt = Math.max(slot.lastEndedAt === undefined ? 0 : slot.lastEndedAt + intervalMs, slot.notBefore);
     if (readyAt > now) return { ok: false, retryAt: readyAt };
-    const token = `${process.pid}-${++this.tokens}`;
+    const token = this.prefix + ++this.tokens;
     slot.sub = token;
     slot.subExpiresAt = now + leaseMs;
     return { ok: true, lease: { host, token, grantedAt: now } };
