@@ -16,6 +16,7 @@ import type { CrawlJobOptions, CrawlResult } from './job-options.js';
 import { takeLoop } from './take-loop.js';
 import { TdmRepReader } from './tdmrep-read.js';
 import { HeldSlot } from './held-slot.js';
+import { Redirects } from './redirects.js';
 
 export type { CrawlJobOptions, CrawlResult } from './job-options.js';
 export { FAILED_KEPT, type CrawlStats, type FailedUrl, type HostStats } from './attempt-log.js';
@@ -33,8 +34,7 @@ export class CrawlJob {
   private readonly pacer: Pacer;
   private readonly changedHosts = new Set<string>();
   private readonly visited = new Set<string>();
-  /** Redirect targets this job scheduled: where each came from, and how many hops deep. */
-  private readonly redirects = new Map<string, { parent: string; depth: number }>();
+  private readonly redirects: Redirects;
   private readonly log: AttemptLog;
   private policyChanges = 0;
   private fatal: unknown;
@@ -66,6 +66,7 @@ export class CrawlJob {
     this.usage = new UsageCheck({ purpose: options.purpose, productTokens: tokens === undefined ? [] : typeof tokens === 'string' ? [tokens] : tokens });
     this.log = new AttemptLog(options.audit, options.runId, this.usage);
     this.pacer = pacerFor(options.limiter ?? options.gate.limiter ?? defaultLimiter());
+    this.redirects = new Redirects(options.frontier, options.gate, this.log, this.o.maxRedirects, (t) => this.under(t));
     this.tdmReps = new TdmRepReader({ gate: options.gate, pacer: this.pacer, transport: options.transport, audit: options.audit, log: this.log, signal: options.signal });
   }
 
@@ -105,7 +106,7 @@ export class CrawlJob {
   /** Schedule redirect targets left unfollowed by an earlier run (`--resume`), so a kill between
    *  a 3xx and its target loses nothing. */
   async resumeRedirects(targets: readonly { url: string; parentUrl: string }[]): Promise<void> {
-    for (const r of targets) await this.scheduleRedirect(r.parentUrl, r.url, 1);
+    for (const r of targets) await this.redirects.schedule(r.parentUrl, r.url, 1);
   }
 
   /** Record an input line that is not a usable URL: a `skipped` row, reason `invalid-url` or
@@ -349,7 +350,7 @@ export class CrawlJob {
 
     // A 3xx the transport left to us: its target is a request of its own, gated and spaced by
     // its own host's politeness like any other.
-    if (result.redirectTo && !retry) await this.scheduleRedirect(url, result.redirectTo, (this.redirects.get(url)?.depth ?? 0) + 1, t);
+    if (result.redirectTo && !retry) await this.redirects.schedule(url, result.redirectTo, this.redirects.depth(url) + 1, t);
 
     const sent = result.hops.some((h) => !h.blocked);
     // The host's interval runs from its last response, a rendered page's subresources included.
@@ -455,49 +456,6 @@ export class CrawlJob {
   }
   /** How a frontier item came to be: from the list (`page`) or as a redirect target. */
   private via(url: string): { kind: AttemptRow['kind']; parentUrl: string | null } {
-    const r = this.redirects.get(url);
-    return r ? { kind: 'redirect', parentUrl: r.parent } : { kind: 'page', parentUrl: null };
-  }
-
-  /** `leased`: the item whose 3xx this is, its host still leased to us (so no other take can
-   *  hand the target out while it is decided here). */
-  private async scheduleRedirect(from: string, target: string, depth: number, leased?: TakenItem): Promise<void> {
-    if (depth > this.o.maxRedirects) return; // the 3xx row is the record; the chain stops here
-    let u: URL;
-    try {
-      u = new URL(target);
-    } catch {
-      return;
-    }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return;
-    u.hash = '';
-    // A Location with user:password@ would fail in fetch (it refuses credentials in a URL) and
-    // put them in the row: the target is requested, and recorded, without them.
-    u.username = '';
-    u.password = '';
-    const href = u.href;
-    if (this.redirects.has(href)) return;
-    const added = await this.o.frontier.add([{ url: href, host: u.host }]);
-    if (added === 0) return; // already in the list (or fetched): it is, or was, a request of its own
-    this.redirects.set(href, { parent: from, depth });
-    this.log.host(u.host).remaining++;
-    // A target on the origin just decided is decided now from the cached policy: a disallowed one
-    // sends nothing, so it must not wait out the host's interval in the queue to be marked blocked.
-    if (leased && u.origin === safeOrigin(from)) {
-      const at = Date.now();
-      const d = await this.o.gate.check(href, this.under(leased));
-      if (d.allowed) return;
-      this.log.write({ url: href, host: u.host, kind: 'redirect', parentUrl: from, startMs: at, endMs: Date.now(), decision: d, outcome: 'blocked', final: true, attempt: 1 });
-      await this.o.frontier.remove(u.host, [href]);
-    }
-  }
-
-}
-
-function safeOrigin(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
+    return this.redirects.via(url);
   }
 }
