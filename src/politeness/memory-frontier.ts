@@ -42,6 +42,10 @@ export class MemoryFrontier implements Frontier {
   private readonly hosts = new Map<string, HostState>();
   private readonly seen = new Set<string>();
   private readonly heap = new TimerHeap();
+  /** Hosts with nothing queued or in flight, by when their interval runs out: their state is
+   *  dropped then, so a broad crawl holds no record for a host it has finished. Until then a URL
+   *  added for the host (a redirect into it) still waits out the interval here. */
+  private readonly idle = new TimerHeap();
   private readonly terms: IntervalTerms;
   private readonly jitter: number;
   private readonly concurrency: number;
@@ -119,6 +123,7 @@ export class MemoryFrontier implements Frontier {
 
   /** Synchronous `take`. */
   takeSync(now: number = Date.now()): TakeResult {
+    this.dropIdle(now);
     if (this.inFlight >= this.concurrency) return { kind: 'wait', retryAt: null };
     const heap = this.heap;
     while (heap.size > 0) {
@@ -190,6 +195,25 @@ export class MemoryFrontier implements Frontier {
       this.doneTotal++;
     }
     if (queued(h) > 0) this.schedule(host, h);
+    else this.idle.push(this.readyAt(h), host, ++h.version);
+  }
+
+  /** How many hosts' records are held (queued, in flight, or still inside their interval). */
+  get hostsHeld(): number {
+    return this.hosts.size;
+  }
+
+  /** Drop the records of idle hosts whose interval has run out by `now`. An entry whose host was
+   *  scheduled since (a URL added) has another version and is skipped. */
+  private dropIdle(now: number): void {
+    const idle = this.idle;
+    while (idle.size > 0 && idle.peekTime()! <= now) {
+      const host = idle.peekHost()!;
+      const version = idle.peekVersion();
+      idle.pop();
+      const h = this.hosts.get(host);
+      if (h && h.version === version && h.busy === undefined && queued(h) === 0) this.hosts.delete(host);
+    }
   }
 
   async setHostPolicy(host: string, policy: HostPolicy): Promise<void> {

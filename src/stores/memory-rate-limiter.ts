@@ -15,7 +15,17 @@ interface HostSlot {
   sub: string | undefined;
   /** When that request stops counting, ms since epoch. */
   subExpiresAt: number;
+  /** The largest interval asked for the host (ms): its record is kept at least that long after
+   *  its last response. */
+  maxIntervalMs: number;
 }
+
+/** A host's record is kept at least this long (ms) after its last response, whatever interval it
+ *  was asked for: a longer one learned later (an override, a Crawl-delay up to the crawl's
+ *  60 s maximum) still counts from that response. */
+export const KEEP_IDLE_MS = 60_000;
+/** Records looked at, from the oldest release, per acquire: dropping costs no sweep. */
+const DROP_PER_CALL = 4;
 
 /** Per-host politeness leases held in memory. `now` is injectable for tests. */
 export class MemoryRateLimiter implements RateLimiter {
@@ -32,11 +42,13 @@ export class MemoryRateLimiter implements RateLimiter {
   /** `tryAcquire` without the promise: a warm request on an open slot pays no extra tick. */
   tryAcquireSync(host: string, intervalMs: number, leaseMs: number, within?: Lease): AcquireResult {
     const now = this.now();
+    this.dropIdle(now);
     let slot = this.slots.get(host);
     if (!slot) {
-      slot = { token: undefined, leaseExpiresAt: 0, lastEndedAt: undefined, notBefore: 0, sub: undefined, subExpiresAt: 0 };
+      slot = { token: undefined, leaseExpiresAt: 0, lastEndedAt: undefined, notBefore: 0, sub: undefined, subExpiresAt: 0, maxIntervalMs: 0 };
       this.slots.set(host, slot);
     }
+    if (intervalMs > slot.maxIntervalMs) slot.maxIntervalMs = intervalMs;
     if (within !== undefined && slot.token === within.token && now < slot.leaseExpiresAt) return this.under(slot, host, intervalMs, leaseMs, now);
     if (slot.token !== undefined) {
       if (now < slot.leaseExpiresAt) {
@@ -89,6 +101,26 @@ export class MemoryRateLimiter implements RateLimiter {
     // Never earlier than an end already known: a seed from an earlier run must not undo this one.
     if (slot.lastEndedAt === undefined || endedAt > slot.lastEndedAt) slot.lastEndedAt = endedAt;
     if (notBefore !== undefined && notBefore > slot.notBefore) slot.notBefore = notBefore;
+    // To the back of the map's order: its front is then the host released longest ago.
+    this.slots.delete(lease.host);
+    this.slots.set(lease.host, slot);
+  }
+
+  /** How many hosts' records are held. */
+  get hostsHeld(): number {
+    return this.slots.size;
+  }
+
+  /** Drop the records, oldest release first, of hosts with nothing in flight whose last response
+   *  ended longer ago than any interval they asked for (and KEEP_IDLE_MS), and whose back-off has
+   *  passed: a request to such a host may go at once, as it could without its record. */
+  private dropIdle(now: number): void {
+    let n = 0;
+    for (const [host, slot] of this.slots) {
+      if (n++ >= DROP_PER_CALL || slot.token !== undefined || slot.lastEndedAt === undefined) return;
+      if (now < slot.lastEndedAt + Math.max(slot.maxIntervalMs, KEEP_IDLE_MS) || now < slot.notBefore) return;
+      this.slots.delete(host);
+    }
   }
 
   async close(): Promise<void> {

@@ -120,6 +120,28 @@ describe('MemoryFrontier', () => {
     expect(await f.take(1000)).toEqual({ kind: 'drained' });
   });
 
+  it('holds no record for a finished host once its interval has run out, and keeps the interval until then', () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0, concurrency: 1_000 });
+    const hosts = Array.from({ length: 1_000 }, (_, i) => `h${i}.test`);
+    for (const h of hosts) f.addSync(items(h, 2));
+    let now = 0;
+    for (let round = 0; round < 2; round++) {
+      const out: TakenItem[] = [];
+      for (let r = f.takeSync(now); r.kind === 'item'; r = f.takeSync(now)) out.push(r);
+      expect(out).toHaveLength(1_000);
+      for (const t of out) f.release(t, now, undefined, false);
+      now += 100;
+    }
+    // Every host done; their intervals (100 ms from the last end, at 100) have not run out yet.
+    expect(f.takeSync(150)).toEqual({ kind: 'drained' });
+    expect(f.hostsHeld).toBe(1_000);
+    // A redirect into a finished host within its interval still waits for it.
+    f.addSync([{ url: 'http://h7.test/late', host: 'h7.test' }]);
+    expect(f.takeSync(150)).toEqual({ kind: 'wait', retryAt: 200 });
+    expect(taken(f.takeSync(200)).intervalMs).toBe(100);
+    expect(f.hostsHeld).toBe(1);
+  });
+
   it('a stale or doubled release is ignored', async () => {
     const f = new MemoryFrontier({ minIntervalMs: 0 });
     await f.add(items('a', 2));
@@ -207,6 +229,19 @@ describe('MemoryRateLimiter', () => {
     await l.release(leaseOf(a2), 1150, 5000);
     now = 1300;
     expect(await l.tryAcquire('a', 100, 10_000)).toEqual({ ok: false, retryAt: 5000 });
+  });
+
+  it('drops a host whose last response is older than any interval asked for it (and 60 s)', () => {
+    let now = 0;
+    const l = new MemoryRateLimiter(() => now);
+    for (let i = 0; i < 1_000; i++) l.releaseSync(leaseOf(l.tryAcquireSync(`h${i}.test`, 2_000, 120_000)), now);
+    expect(l.hostsHeld).toBe(1_000);
+    // 90 s on a 100 s Crawl-delay asked once: that host is kept and still spaced.
+    l.releaseSync(leaseOf(l.tryAcquireSync('slow.test', 100_000, 120_000)), now);
+    now = 90_000;
+    for (let i = 0; i < 1_000; i++) l.releaseSync(leaseOf(l.tryAcquireSync(`new${i}.test`, 2_000, 120_000)), now);
+    expect(l.hostsHeld).toBe(1_001);
+    expect(l.tryAcquireSync('slow.test', 100_000, 120_000)).toEqual({ ok: false, retryAt: 100_000 });
   });
 
   it('a lease never released expires, and the stale release is then ignored', async () => {
