@@ -1,8 +1,8 @@
 // Saving fetched documents under --out at their documentPath, with their sha256.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { promisify } from 'node:util';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { conflictPath, documentPath, resolveInside } from './document-path.js';
 
 /** The output directory could not be written (disk full, read-only, …): the crawl cannot go on.
@@ -46,10 +46,10 @@ const COLLISION = new Set(['EEXIST', 'ENOTDIR', 'EISDIR']);
 // The callback API, promisified: fs/promises opens a FileHandle per file (an object with a
 // finaliser), a cost paid per document.
 const writeFile = promisify(fs.writeFile);
-const rename = promisify(fs.rename);
 const readFile = promisify(fs.readFile);
 const mkdir = promisify(fs.mkdir);
 const rm = (p: string) => promisify(fs.rm)(p, { force: true });
+
 
 /**
  * Save `body` for `url` under `outDir`. A file already there is never overwritten with other
@@ -104,15 +104,23 @@ async function writeNew(outDir: string, rel: string, body: Uint8Array): Promise<
 const placing = new Map<string, Promise<void>>();
 const noop = () => {};
 
+/**
+ * The calls that allocate on disk (the folder, the new file: an inode each, which ext4 can take
+ * hundreds of microseconds to find after many deletions) go to the thread pool, so the main thread
+ * goes on meanwhile; the two that only look up or move a name (lstat, rename: microseconds) are
+ * made in place, since each trip through the pool woke a pool thread that took the main thread's
+ * CPU on this 2-core machine, then a callback and a promise to come back.
+ */
 async function place(full: string, body: Uint8Array): Promise<boolean> {
-  if (!taken(full)) {
+  if (fs.lstatSync(full, { throwIfNoEntry: false }) === undefined) {
     const dir = path.dirname(full);
     const tmp = path.join(dir, `${TMP_PREFIX}${++tmpCount}.part`);
     try {
       await writeTemp(dir, tmp, body);
       // One rename instead of a link and an unlink: a third of the file-system calls of a saved
-      // document, which cost more than anything else in a fast crawl.
-      await rename(tmp, full);
+      // document. Synchronous, after the write's await: no other save placed this path meanwhile
+      // (the placing map), and nothing else of this process runs between the call and its return.
+      fs.renameSync(tmp, full);
       return true;
     } catch (err) {
       // A write cut short (a full disk) may have left part of the temporary file.
@@ -122,13 +130,6 @@ async function place(full: string, body: Uint8Array): Promise<boolean> {
   }
   const there = await readFile(full).catch(() => undefined);
   return there !== undefined && Buffer.from(body.buffer, body.byteOffset, body.byteLength).equals(there);
-}
-
-/** A file (or anything) at `full`. @throws ENOTDIR when a file stands where a folder is needed.
- *  Synchronous: an lstat allocates nothing on disk and takes microseconds, less than the round
- *  trip through the thread pool it replaces (one of five per saved document). */
-function taken(full: string): boolean {
-  return fs.lstatSync(full, { throwIfNoEntry: false }) !== undefined;
 }
 
 /** Temporary names: random per process, so no document's path (a URL may name `.~rg-…` too) is
