@@ -2,20 +2,16 @@
 // the page's own navigation is decided before it runs, and every request the page makes
 // (subresources, redirect hops) through the browser gates; the servers' logs say what was sent.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Configuration, log, LogLevel, PlaywrightCrawler, PuppeteerCrawler } from 'crawlee';
-import { chromium } from 'playwright-core';
-import puppeteer from 'puppeteer-core';
+import { log, LogLevel } from 'crawlee';
 import { RobotsGate } from '../../src/gate/index.js';
-import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../../src/browser/index.js';
 import { gateCrawler, type RobotsSkip } from '../../src/crawlee/index.js';
 import { AttemptRows } from '../helpers/attempt-rows.js';
 import { startOrigins, type Origins } from '../browser/fixtures.js';
+import { crawlers } from './crawlers.js';
 
 log.setLevel(LogLevel.ERROR);
 const UA = 'CrawleeGateBot/1.0 (+https://example.test/bot)';
 const H = '127.0.0.1';
-const config = () => new Configuration({ persistStorage: false, purgeOnStart: true });
-const launchOptions = { executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS], headless: true };
 
 let o: Origins;
 beforeAll(async () => {
@@ -23,12 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => o?.close());
 
-const crawlers = [
-  ['PlaywrightCrawler', (opts: object) =>
-    new PlaywrightCrawler({ ...opts, launchContext: { launcher: chromium, launchOptions }, browserPoolOptions: { useFingerprints: false } }, config())],
-  ['PuppeteerCrawler', (opts: object) =>
-    new PuppeteerCrawler({ ...opts, launchContext: { launcher: puppeteer, launchOptions }, browserPoolOptions: { useFingerprints: false } }, config())],
-] as const;
 
 describe.each(crawlers)('%s gated by robots-gate', (name, make) => {
   test("a disallowed URL is skipped, a redirect into a disallowed path stops at the hop, the page's disallowed subresources never leave", async () => {

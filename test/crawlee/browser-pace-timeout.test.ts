@@ -3,13 +3,12 @@
 // does not cancel its hooks, and a slot granted to a dead page was held for the limiter's whole
 // lease (120 s), stalling the host for every request behind it.
 import { afterEach, expect, test } from 'vitest';
-import { Configuration, log, LogLevel, PlaywrightCrawler } from 'crawlee';
-import { chromium } from 'playwright-core';
+import { log, LogLevel } from 'crawlee';
 import { RobotsGate } from '../../src/gate/index.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
-import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../../src/browser/index.js';
 import { gateCrawler } from '../../src/crawlee/index.js';
 import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
+import { crawlers } from './crawlers.js';
 
 log.setLevel(LogLevel.OFF);
 // Longer than Crawlee's limit on a request (its two timeouts of 1 s, plus its 10 s buffer).
@@ -31,21 +30,19 @@ test('a request that timed out waiting for its slot leaves the slot to the next 
   const origin = v.origin('127.0.0.1');
   gate = new RobotsGate({ userAgent: 'TimeoutBot/1.0', minIntervalMs: INTERVAL_MS, jitter: 0, limiter: new MemoryRateLimiter() });
   const failed: string[] = [];
-  const crawler = new PlaywrightCrawler(
+  const [, playwrightCrawler] = crawlers[0];
+  const crawler = playwrightCrawler(
     {
       maxConcurrency: 3,
       maxRequestRetries: 0,
       navigationTimeoutSecs: 1,
       requestHandlerTimeoutSecs: 1,
-      launchContext: { launcher: chromium, launchOptions: { executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS], headless: true } },
-      browserPoolOptions: { useFingerprints: false },
       requestHandler: async () => {},
-      failedRequestHandler: async ({ request }) => void failed.push(new URL(request.url).pathname),
+      failedRequestHandler: async ({ request }: { request: { url: string } }) => void failed.push(new URL(request.url).pathname),
     },
-    new Configuration({ persistStorage: false, purgeOnStart: true }),
   );
   gateCrawler(crawler, gate);
-  // robots.txt counts toward the interval: let it pass, so that only /2 has to wait.
+  // robots.txt counts toward the interval: let it pass, so that only the second URL waits.
   await gate.check(`${origin}/`);
   await new Promise((r) => setTimeout(r, INTERVAL_MS + 200));
   await crawler.run([`${origin}/1`, `${origin}/2`]);

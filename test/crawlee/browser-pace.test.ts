@@ -4,16 +4,14 @@
 // loopback servers on 127.0.0.1, each its own host (its own port); subresources are not spaced.
 import type http from 'node:http';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { Configuration, log, LogLevel, PlaywrightCrawler, PuppeteerCrawler } from 'crawlee';
-import { chromium } from 'playwright-core';
-import puppeteer from 'puppeteer-core';
+import { log, LogLevel } from 'crawlee';
 import { RobotsGate } from '../../src/gate/index.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
 import { createRedisStores } from '../../src/stores/redis.js';
-import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../../src/browser/index.js';
 import { gateCrawler, type GateCrawlerOptions } from '../../src/crawlee/index.js';
 import { startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
 import { deleteKeys, redisUrl, uniquePrefix } from '../stores/redis-test-keys.js';
+import { crawlers } from './crawlers.js';
 
 log.setLevel(LogLevel.ERROR);
 const UA = 'CrawleePaceBot/1.0 (+https://example.test/bot)';
@@ -22,8 +20,6 @@ const H = '127.0.0.1';
 const INTERVAL_MS = 1_000;
 /** Clock slack between the server's stamps and the limiter's (both this process's, rounded). */
 const SLACK_MS = 5;
-const config = () => new Configuration({ persistStorage: false, purgeOnStart: true });
-const launchOptions = { executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS], headless: true };
 
 function site(other: () => string) {
   return (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -43,12 +39,6 @@ function site(other: () => string) {
 /** Subresources (the browser's own favicon fetch among them): gated, not spaced. */
 const subresource = (r: LoggedRequest) => r.path === '/s.css' || r.path === '/favicon.ico';
 
-const crawlers = [
-  ['PlaywrightCrawler', (opts: object) =>
-    new PlaywrightCrawler({ ...opts, launchContext: { launcher: chromium, launchOptions }, browserPoolOptions: { useFingerprints: false } }, config())],
-  ['PuppeteerCrawler', (opts: object) =>
-    new PuppeteerCrawler({ ...opts, launchContext: { launcher: puppeteer, launchOptions }, browserPoolOptions: { useFingerprints: false } }, config())],
-] as const;
 
 interface Setup {
   gate: RobotsGate;
