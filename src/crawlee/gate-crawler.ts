@@ -190,6 +190,7 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
   // the request is handled, never retried.
   const onError = c._requestFunctionErrorHandler.bind(c);
   c._requestFunctionErrorHandler = async (error, context, source) => {
+    discardUnreadBody(context);
     const decision = error instanceof RobotsBlockedError ? error.decision : await browser?.blockedNavigation(context, error);
     if (!decision) return onError(error, context, source);
     const { request } = context;
@@ -234,4 +235,17 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
     decisionOf: (url) => refused.get(url)?.decision,
     end,
   };
+}
+
+/**
+ * An HTTP crawler's response stream that the request failed before reading (a post-navigation
+ * hook refused it: Crawlee's own content-type check throws without touching the body) is
+ * destroyed: its host's slot ends with the body, and an unread body would hold the slot until
+ * the socket timed out (about 120 s), stalling the host. Browser responses have no stream.
+ */
+function discardUnreadBody(context: unknown): void {
+  const res = (context as { response?: unknown } | undefined)?.response as
+    | { readable?: boolean; readableEnded?: boolean; destroy?: () => void }
+    | undefined;
+  if (res && typeof res.destroy === 'function' && res.readable === true && res.readableEnded === false) res.destroy();
 }

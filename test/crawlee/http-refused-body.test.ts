@@ -1,0 +1,52 @@
+// A CheerioCrawler response that Crawlee refuses after it arrived (its content-type check, which
+// throws in a post-navigation hook without reading the body) gives its host's slot back: the
+// unread body held it until the socket timed out, and the host's next URLs timed out behind it.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { CheerioCrawler, Configuration, log, LogLevel } from 'crawlee';
+import { RobotsGate } from '../../src/gate/index.js';
+import { gateCrawler } from '../../src/crawlee/index.js';
+import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
+
+const H = '127.0.0.1';
+const INTERVAL_MS = 300;
+log.setLevel(LogLevel.OFF);
+let v: VirtualHosts;
+beforeAll(async () => {
+  v = await startVirtualHosts({
+    [H]: (req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+      if (req.url === '/plain.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(200_000));
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<p>page</p>');
+    },
+  });
+});
+afterAll(() => v?.close());
+
+test("a refused content type's unread body does not keep the host's slot", async () => {
+  const gate = new RobotsGate({ userAgent: 'RefuseBot/1.0' });
+  const handled: string[] = [];
+  const failed: string[] = [];
+  const crawler = new CheerioCrawler(
+    {
+      maxConcurrency: 3,
+      maxRequestRetries: 0,
+      navigationTimeoutSecs: 5,
+      requestHandlerTimeoutSecs: 5,
+      requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
+      failedRequestHandler: async ({ request }) => void failed.push(new URL(request.url).pathname),
+    },
+    new Configuration({ persistStorage: false, purgeOnStart: true }),
+  );
+  gateCrawler(crawler, gate, { minIntervalMs: INTERVAL_MS, jitter: 0 });
+  try {
+    await crawler.run([`${v.origin(H)}/plain.txt`, `${v.origin(H)}/t2.html`, `${v.origin(H)}/t3.html`]);
+    expect(failed).toEqual(['/plain.txt']);
+    expect(handled.sort()).toEqual(['/t2.html', '/t3.html']);
+    const log = v.requests(H).filter((r) => r.path !== '/robots.txt');
+    expect(log.map((r) => r.path)).toEqual(['/plain.txt', '/t2.html', '/t3.html']);
+    // The next request after the refused one waits the interval, not a socket's timeout.
+    expect(log[1]!.startedAt - log[0]!.startedAt).toBeLessThan(INTERVAL_MS + 3_000);
+  } finally {
+    await gate.close();
+  }
+}, 60_000);
