@@ -146,7 +146,9 @@ export class AttemptLog {
       location: p.location ?? null,
       headers: p.headers ?? null,
       truncated: p.truncated ?? false,
-      usage: p.usage ?? null,
+      // A blocked row carries the verdict of the decision that blocked it, whichever path wrote it
+      // (the queue re-checked after a robots.txt load, a redirect hop decided at once).
+      usage: p.usage ?? (p.outcome === 'blocked' ? (d?.usage ?? null) : null),
     };
   }
 

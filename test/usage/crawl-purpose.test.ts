@@ -180,6 +180,23 @@ describe('crawl --purpose ai-train', () => {
     expect(rows.find((a) => a.host.startsWith('late.test') && a.kind === 'page')).toMatchObject({ reason: 'usage-reserved', savedPath: null });
   });
 
+  it('every URL robots.txt reserves carries the verdict in its row, not only the first of its host', async () => {
+    const v = await f.hosts({ 'robots.test': SITES['robots.test']! });
+    const dir = f.tmp();
+    const list = path.join(dir, 'urls.txt');
+    fs.writeFileSync(list, [1, 2, 3, 4].map((i) => `${v.origin('robots.test')}/d${i}`).join('\n') + '\n');
+    const out = path.join(dir, 'out');
+    const r = await runCli(['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '50', '--purpose', 'ai-train', ...f.resolveArgs(v)], { timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const audit = openAudit(out);
+    const rows = audit.attempts().filter((x) => x.kind === 'page');
+    audit.close();
+    expect(rows.map((x) => [x.outcome, x.reason])).toEqual([1, 2, 3, 4].map(() => ['blocked', 'usage-reserved']));
+    for (const x of rows) expect(x.usage, x.url).not.toBeNull();
+    const usage = await runCli(['audit', out, '--usage']);
+    expect(usage.stdout).toMatch(/ai-train: 4 reserved/);
+  });
+
   it('audit --blocked names the usage line that reserved, not the access rule', async () => {
     const { out } = await crawl(['--purpose', 'ai-train']);
     const r = await runCli(['audit', out, '--blocked', '--json']);
