@@ -49,7 +49,8 @@ export class CrawlJob {
       maxCrawlDelaySeconds: 60,
       clampCrawlDelay: false,
       overrideIntervalMs: 10_000,
-      minIntervalMs: 0,
+      // The frontier's own floor, when the caller does not say (README's snippet does not).
+      minIntervalMs: options.frontier.minIntervalMs ?? 0,
       maxRetries: 2,
       defaultBackoffMs: 10_000,
       maxBackoffMs: 3_600_000,

@@ -20,9 +20,9 @@ export interface HttpTransportOptions {
   readonly maxBytes?: number;
   /** Whole request, body included (ms). Default 30,000. */
   readonly timeoutMs?: number;
-  /** Follow redirects here (default true). The crawl says false: it schedules each target as a
-   *  request of its own, so a hop to another host keeps that host's interval too; the result's
-   *  `redirectTo` names the target. */
+  /** Follow redirects here (default true), each hop paced by gate.fetch. Never for a request
+   *  whose slot the caller holds (CrawlJob's): the result's `redirectTo` names the target and the
+   *  crawl schedules it as a request of its own, so every hop keeps its host's interval. */
   readonly followRedirects?: boolean;
   /** The dispatcher the gate sends through, with the gate's politeness off (the caller keeps each
    *  host's slot, as the crawl does). Given, with `followRedirects: false`, a URL whose allowed
@@ -51,7 +51,10 @@ export class HttpTransport implements DocumentTransport {
 
   async fetch(url: string, options: TransportFetchOptions = {}): Promise<TransportResult> {
     const d = options.decision;
-    if (this.options.dispatcher && !this.follow && options.slotHeld && d?.allowed && d.url === url) return this.send(url, d, options.signal, options.lastForHost === true);
+    // A caller holding the host's slot (the crawl) is given each redirect target to schedule as a
+    // request of its own: followed here, the hops would go out unspaced, the slot being taken.
+    const follow = this.follow && !options.slotHeld;
+    if (this.options.dispatcher && !follow && options.slotHeld && d?.allowed && d.url === url) return this.send(url, d, options.signal, options.lastForHost === true);
     const hops: Hop[] = [];
     let hopStart = Date.now();
     const timeout = AbortSignal.timeout(this.timeoutMs);
@@ -77,7 +80,7 @@ export class HttpTransport implements DocumentTransport {
         onHop,
         maxRedirects: this.maxRedirects,
         signal,
-        redirect: this.follow ? 'follow' : 'manual',
+        redirect: follow ? 'follow' : 'manual',
         ...(options.slotHeld ? { politeness: false } : {}),
         ...(options.decision ? { decision: options.decision } : {}),
       });
@@ -108,7 +111,7 @@ export class HttpTransport implements DocumentTransport {
     const { body, truncated, error } = await this.readBody(res, timeout);
     const last = hops[hops.length - 1]!;
     hops[hops.length - 1] = { ...last, endedAt: Date.now(), headers, error };
-    return { hops, body, truncated, redirectTo: this.follow ? null : last.location };
+    return { hops, body, truncated, redirectTo: follow ? null : last.location };
   }
 
   private async readBody(res: Response, timeout: AbortSignal): Promise<{ body: Uint8Array; truncated: boolean; error: Hop['error'] }> {

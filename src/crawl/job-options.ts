@@ -23,7 +23,8 @@ export interface CrawlJobOptions {
   readonly overrideIntervalMs?: number;
   /** The frontier's floor (ms), without jitter. Used only for a host's first request of this run,
    *  which the frontier does not space: it keeps this from any earlier request the limiter knows
-   *  (a robots.txt request, a request of another door, a seeded earlier run). Default 0. */
+   *  (a robots.txt request, a request of another door, a seeded earlier run). Default: the
+   *  frontier's `minIntervalMs`, else 0. */
   readonly minIntervalMs?: number;
   /** Where each host's slot is taken before a request is sent, so that the gate's robots.txt
    *  requests and other doors (gate.fetch, the interceptor) sharing it keep one clock per host

@@ -122,6 +122,9 @@ export function createRedisFrontier(connection: RedisConnection, options: RedisF
 export class RedisFrontier implements Frontier {
   /** A take's lease is the RedisRateLimiter's lease on the host (the same hash). */
   readonly limiterLeases = true;
+  get minIntervalMs(): number {
+    return this.floorMs;
+  }
   private readonly R: string;
   private readonly L: string;
   private readonly worker: string;

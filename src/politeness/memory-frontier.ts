@@ -47,6 +47,9 @@ export class MemoryFrontier implements Frontier {
    *  added for the host (a redirect into it) still waits out the interval here. */
   private readonly idle = new TimerHeap();
   private readonly terms: IntervalTerms;
+  get minIntervalMs(): number {
+    return this.terms.minIntervalMs;
+  }
   private readonly jitter: number;
   private readonly concurrency: number;
   private readonly random: () => number;

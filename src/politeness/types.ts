@@ -109,6 +109,9 @@ export interface Frontier {
    *  page) asks the limiter `within` that lease instead of for a second slot, which would wait for
    *  the lease held. Absent: the item's requests take the host's slot from the limiter anew. */
   readonly limiterLeases?: boolean;
+  /** The floor (ms, without jitter) it spaces each host by: what a crawl keeps from a host's
+   *  robots.txt request to its first URL, which the frontier itself does not space. */
+  readonly minIntervalMs?: number;
 }
 
 /** Options shared by frontier implementations. */
