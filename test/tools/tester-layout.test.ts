@@ -15,7 +15,11 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   // One at a time, each kept as soon as it runs: a failure of a later one still leaves the earlier
   // ones to afterAll to stop.
-  hosts = await startVirtualHosts({ 'site.test': (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n') });
+  hosts = await startVirtualHosts({
+    'site.test': (_q, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n'),
+    // Its robots.txt redirects to site.test's: that file is moved.test's policy (RFC 9309 §2.3.1.2).
+    'moved.test': (_q, res) => void res.writeHead(301, { location: `${hosts!.origin('site.test')}/robots.txt` }).end(),
+  });
   serve = await startServe(hosts.resolve.flatMap((r) => ['--resolve', r]));
   browser = await launchChromium();
 });
@@ -79,6 +83,20 @@ describe('URLs on another origin', () => {
     const texts = await verdictTexts(page);
     expect(texts[0]).toMatch(new RegExp(`Another origin: this file is ${origin.replace(/[.:/]/g, '\\$&')}'s robots\\.txt`));
     expect(texts[1]).not.toMatch(/Another origin/);
+    await page.close();
+  });
+
+  it("a robots.txt redirected to another origin's governs the origin it was asked for, not the one it came from", async () => {
+    const page = await open(1366);
+    const moved = hosts!.origin('moved.test');
+    await page.fill('#fetch-url', `${moved}/`);
+    await page.click('#fetch-btn');
+    await expect.poll(() => page.textContent('#fetch-status')).toMatch(/Loaded below/);
+    await page.fill('#urls', `${moved}/private/x\n${hosts!.origin('site.test')}/private/x`);
+    await expect.poll(async () => (await verdictTexts(page)).length).toBe(2);
+    const texts = await verdictTexts(page);
+    expect(texts[0]).not.toMatch(/Another origin/);
+    expect(texts[1]).toMatch(new RegExp(`Another origin: this file is ${moved.replace(/[.:/]/g, '\\$&')}'s robots\\.txt`));
     await page.close();
   });
 });

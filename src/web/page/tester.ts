@@ -60,6 +60,9 @@ interface Held {
   text: string;
   /** Where it was fetched from (resolves relative Sitemap lines). */
   url?: string;
+  /** The origin it governs: the one whose /robots.txt was asked for, wherever a redirect took the
+   *  request (RFC 9309 §2.3.1.2: the rules of the redirect's target apply to the origin asked). */
+  origin?: string;
   /** The textarea's value when it was loaded ('' when too large to show). */
   shown: string;
 }
@@ -202,7 +205,7 @@ function originOf(url: string): string | undefined {
 /** The origin the file in the view governs: the one it was fetched from; for a paste, the first
  *  checked URL's (a robots.txt governs its own origin only, RFC 9309 §2.3). */
 function fileOrigin(res: EvaluateResponse): { origin: string; fetched: boolean } | undefined {
-  const fetched = held?.url ? originOf(held.url) : undefined;
+  const fetched = held?.origin ?? (held?.url ? originOf(held.url) : undefined);
   if (fetched) return { origin: fetched, fetched: true };
   for (const v of res.verdicts) {
     const o = v.error ? undefined : originOf(v.url);
@@ -360,7 +363,7 @@ async function fetchRobots(event: SubmitEvent): Promise<void> {
     const bytes = Uint8Array.from(atob(data.bodyBase64 ?? ''), (c) => c.charCodeAt(0));
     // The parser's own decoding, so a UTF-16 file shows as text and its lines as the parser numbers them.
     const text = decodeRobotsText(bytes);
-    hold({ body: bytes, text, url: data.finalUrl ?? data.robotsUrl, shown: text.length > EDITABLE_MAX_CHARS ? '' : text });
+    hold({ body: bytes, text, url: data.finalUrl ?? data.robotsUrl, origin: originOf(data.robotsUrl), shown: text.length > EDITABLE_MAX_CHARS ? '' : text });
     evaluate();
   } catch (err) {
     fetchStatus.classList.add('error');
