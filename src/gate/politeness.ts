@@ -96,7 +96,8 @@ export class GatePoliteness {
             throw new InvalidOptionError(
               'exempt',
               `RobotsGate option exempt: ${JSON.stringify(e)} is a URL with a path, query or fragment, not an origin (scheme://host[:port]): ` +
-                `an entry exempts a whole host or origin; to exempt some paths, give a predicate, e.g. exempt: (url) => url.pathname.startsWith('/nope')`,
+                `an entry exempts a whole host or origin; to exempt some paths, give a predicate, e.g. ` +
+                `exempt: (url) => url.origin === ${JSON.stringify(u.origin)} && url.pathname.startsWith(${JSON.stringify(u.pathname)})`,
             );
           }
           origins.add(u.origin);

@@ -352,6 +352,9 @@ describe('options', () => {
       expect(err, e).toBeInstanceOf(InvalidOptionError);
       expect((err as Error).message).toContain(JSON.stringify(e));
       expect((err as Error).message).toMatch(/predicate/);
+      // The example predicate is the entry's own origin and path, not a made-up one.
+      const u = new URL(e);
+      expect((err as Error).message).toContain(`url.origin === ${JSON.stringify(u.origin)} && url.pathname.startsWith(${JSON.stringify(u.pathname)})`);
     }
     for (const e of ['http://b.test:8081', 'http://b.test:8081/', 'b.test']) await gate({ exempt: [e] }).close();
   });
