@@ -7,8 +7,13 @@ import type { TakenItem, WaitReason } from '../politeness/types.js';
 import type { Lease } from '../stores/types.js';
 import { parseTdmRep } from '../usage/index.js';
 import { hopRow, type AttemptLog } from './attempt-log.js';
-import type { CrawlGate, DocumentTransport } from './types.js';
+import type { CrawlGate, DocumentTransport, TransportResult } from './types.js';
 import type { TdmRepCopy } from './usage-check.js';
+
+/** Redirect hops followed after the first request (as robots.txt's, RFC 9309 §2.3.1.2). */
+const MAX_REDIRECTS = 5;
+
+const hostOf = (url: string) => new URL(url).host;
 
 export interface TdmRepReaderDeps {
   readonly gate: CrawlGate;
@@ -41,25 +46,38 @@ export class TdmRepReader {
     const known = this.copies.get(origin);
     if (known !== undefined) return { copy: known, endedAt: undefined };
     const url = `${origin}/.well-known/tdmrep.json`;
-    // A request of its own to the host: it takes the host's slot, and the document request
-    // after it takes the slot again, so it keeps the interval after this one.
-    // Decided before the slot is taken: a check that refetched robots.txt then would wait for the
-    // very slot this request holds.
-    const own = await this.d.gate.check(url, lease ? { lease } : undefined).catch(() => undefined);
-    let slot;
-    try {
-      slot = await this.d.pacer.take(t.item.host, interval, this.d.signal, url, lease);
-    } catch {
-      return undefined;
+    // Each hop a request of its own: decided, then in its host's slot, so a redirect (the file
+    // moved elsewhere, as W3C's TDMRep allows) keeps that host's interval, and the document
+    // request after it keeps the interval from the last one.
+    const hops: TransportResult['hops'][number][] = [];
+    let result: TransportResult | undefined;
+    let next: string | null = url;
+    for (let hop = 0; next !== null && hop <= MAX_REDIRECTS; hop++) {
+      const at: string = next;
+      // Decided before the slot is taken: a check that refetched robots.txt then would wait for
+      // the very slot this request holds.
+      // The URL's lease covers its own host's hops; another host's slot is taken anew.
+      const under = hostOf(at) === t.item.host ? lease : undefined;
+      const own = await this.d.gate.check(at, under ? { lease: under } : undefined).catch(() => undefined);
+      let slot;
+      try {
+        slot = await this.d.pacer.take(hostOf(at), interval, this.d.signal, at, under);
+      } catch {
+        if (hop === 0) return undefined;
+        break;
+      }
+      try {
+        this.d.audit.flush?.(t.item.host);
+        result = await this.d.transport.fetch(at, { signal: this.d.signal, slotHeld: true, ...(own ? { decision: own } : {}) });
+      } finally {
+        // +1: Date.now() rounds down; the interval never counts from before the end.
+        void slot.release(Date.now() + 1);
+      }
+      hops.push(...result.hops);
+      const end = result.hops[result.hops.length - 1]!;
+      next = result.redirectTo !== undefined && result.redirectTo !== null && end.status !== null && end.status >= 300 && end.status < 400 ? result.redirectTo : null;
     }
-    let result: Awaited<ReturnType<DocumentTransport['fetch']>>;
-    try {
-      this.d.audit.flush?.(t.item.host);
-      result = await this.d.transport.fetch(url, { signal: this.d.signal, slotHeld: true, ...(own ? { decision: own } : {}) });
-    } finally {
-      // +1: Date.now() rounds down; the interval never counts from before the end.
-      void slot.release(Date.now() + 1);
-    }
+    result = { ...result!, hops };
     const last = result.hops[result.hops.length - 1]!;
     let file = null;
     if (last.status !== null && last.status >= 200 && last.status < 300 && !last.blocked) {

@@ -180,6 +180,32 @@ describe('crawl --purpose ai-train', () => {
     expect(rows.find((a) => a.host.startsWith('late.test') && a.kind === 'page')).toMatchObject({ reason: 'usage-reserved', savedPath: null });
   });
 
+  it('a TDMRep file behind a redirect reserves: each hop is its own spaced request, and the document is never requested', async () => {
+    const reserve = JSON.stringify([{ location: '/*', 'tdm-reservation': 1 }]);
+    const v = await f.hosts({
+      'moved.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.writeHead(404).end();
+        if (req.url === '/.well-known/tdmrep.json') return void res.writeHead(301, { location: '/tdm/policy.json' }).end();
+        if (req.url === '/tdm/policy.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(reserve);
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<p>doc</p>');
+      },
+    });
+    const dir = f.tmp();
+    const list = path.join(dir, 'urls.txt');
+    fs.writeFileSync(list, `${v.origin('moved.test')}/doc\n`);
+    const out = path.join(dir, 'out');
+    const r = await runCli(['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '200', '--purpose', 'ai-train', ...f.resolveArgs(v)], { timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const log = v.requests('moved.test');
+    expect(log.map((x) => x.path)).toEqual(['/robots.txt', '/.well-known/tdmrep.json', '/tdm/policy.json']);
+    expect(log[2]!.startedAt - log[1]!.endedAt!).toBeGreaterThanOrEqual(195);
+    const audit = openAudit(out);
+    const rows = audit.attempts();
+    audit.close();
+    expect(rows.filter((x) => x.kind === 'tdmrep').map((x) => new URL(x.url).pathname)).toEqual(['/.well-known/tdmrep.json', '/tdm/policy.json']);
+    expect(rows.find((x) => x.kind === 'page')).toMatchObject({ outcome: 'blocked', reason: 'usage-reserved' });
+  });
+
   it('every URL robots.txt reserves carries the verdict in its row, not only the first of its host', async () => {
     const v = await f.hosts({ 'robots.test': SITES['robots.test']! });
     const dir = f.tmp();
