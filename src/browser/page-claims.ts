@@ -7,6 +7,7 @@ import { openClaim, type Claim, type TargetInfo } from './claim.js';
 import type { NavigationPace } from './navigation-pace.js';
 import { RequestMatcher, type RequestEmitter } from './request-matcher.js';
 import type { DriverPage, DriverRequest, Verdict } from './target-gate.js';
+import { RobotsGate } from '../gate/gate.js';
 import type { BrowserGate, GatedRequest } from './types.js';
 
 const toError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
@@ -22,9 +23,12 @@ export function decideWith(gate: Pick<BrowserGate, 'check'>): (url: string) => P
 
 /** A gate's peek as a verdict without I/O, or undefined when check must be asked (a cold origin,
  *  or a peek that threw: check decides then, and fails closed if it throws too). */
-export function decideNowWith(gate: Pick<BrowserGate, 'peek'>): ((url: string) => Verdict | undefined) | undefined {
+export function decideNowWith(gate: Pick<BrowserGate, 'check' | 'peek'>): ((url: string) => Verdict | undefined) | undefined {
   const peek = gate.peek?.bind(gate);
   if (!peek) return undefined;
+  // A RobotsGate subclass that decides in its own check, and inherits peek, would be bypassed
+  // for warm origins: its check is the one to ask.
+  if (gate instanceof RobotsGate && gate.check !== RobotsGate.prototype.check && gate.peek === RobotsGate.prototype.peek) return undefined;
   return (url) => {
     let decision;
     try {

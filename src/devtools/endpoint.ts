@@ -12,6 +12,7 @@ import type { Decision } from '../gate/types.js';
 import type { Interval } from '../politeness/interval.js';
 import type { RateLimiter } from '../stores/types.js';
 import { navigationPace } from '../browser/navigation-pace.js';
+import { decideNowWith, decideWith } from '../browser/page-claims.js';
 import { Chromium } from './chromium.js';
 import { Client } from './client.js';
 import { createGatedTarget } from './create-target.js';
@@ -123,23 +124,8 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
       const watch = new TargetWatch(
         upstream,
         {
-          decide: (url) =>
-            o.gate.check(url).then(
-              (decision) => ({ decision, error: null }),
-              // Fail closed: a URL the gate cannot decide is not sent.
-              (err: unknown) => ({ decision: null, error: err instanceof Error ? err : new Error(String(err)) }),
-            ),
-          decideNow: o.gate.peek
-            ? (url) => {
-                let decision: Decision | undefined;
-                try {
-                  decision = o.gate.peek!(url);
-                } catch {
-                  return undefined; // check decides it then (and fails closed if it throws too)
-                }
-                return decision === undefined ? undefined : { decision, error: null };
-              }
-            : undefined,
+          decide: decideWith(o.gate),
+          decideNow: decideNowWith(o.gate),
           record: (entry) => {
             if (!entry.decision?.allowed) {
               domain.blocked(entry);

@@ -48,6 +48,31 @@ describe.each(modes)('%s', (mode, open) => {
   const paths = (s: Origins['page'], path?: string) => s.requests(H, path).map((r) => r.path);
 
   describe('gatePage', () => {
+    test("a RobotsGate subclass's own check decides even for warm origins (its inherited peek is not asked)", async () => {
+      class StrictGate extends RobotsGate {
+        override check(url: string | URL, options?: Parameters<RobotsGate['check']>[1]) {
+          if (String(url).endsWith('/assets/logo.png')) return Promise.reject(new Error('strict: no images'));
+          return super.check(url, options);
+        }
+      }
+      const gate = new StrictGate({ userAgent: UA });
+      for (const s of [o.page, o.disallowing, o.unreachable, o.allowing]) await gate.check(o.url(s, '/'));
+      const context = await browser.newContext({ serviceWorkers: 'block' });
+      try {
+        const page = await context.newPage();
+        await gatePage(page, gate);
+        const before = paths(o.allowing).length;
+        await page.goto(o.url(o.page, '/'));
+        await page.evaluate(() => Promise.all((window as unknown as { fetches: Promise<unknown>[] }).fetches));
+        const sent = paths(o.allowing).slice(before);
+        expect(sent).toContain('/assets/app.js');
+        expect(sent).not.toContain('/assets/logo.png');
+      } finally {
+        await context.close();
+        await gate.close();
+      }
+    });
+
     // Over connect() documents are decided at the browser level, through check.
     test.skipIf(mode !== 'Playwright in this process')('warm origins are answered from peek: no request waits for check', async () => {
       const gate = new RobotsGate({ userAgent: UA });
