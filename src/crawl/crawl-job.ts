@@ -59,7 +59,8 @@ export class CrawlJob {
       runOptions: {},
       resumeOf: null,
       worker: null,
-      ...options,
+      // An option given as undefined means "the default", not undefined (`{ minIntervalMs: opts.x }`).
+      ...definedOnly(options),
       signal: options.signal,
       userAgent: options.userAgent ?? options.gate.userAgent,
     };
@@ -459,4 +460,11 @@ export class CrawlJob {
   private via(url: string): { kind: AttemptRow['kind']; parentUrl: string | null } {
     return this.redirects.via(url);
   }
+}
+
+/** `o` without the members whose value is undefined (optional ones: a required one never is). */
+function definedOnly<T extends object>(o: T): T {
+  const out = {} as T;
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] !== undefined) out[k] = o[k];
+  return out;
 }

@@ -41,3 +41,20 @@ test('the floor holds after robots.txt and across a redirect; the target is coun
   for (let i = 1; i < log.length; i++) expect(log[i]!.startedAt - log[i - 1]!.endedAt!, log[i]!.path).toBeGreaterThanOrEqual(FLOOR_MS - 5);
   expect(stats.redirectTargets).toBe(1);
 });
+
+test('an option given as undefined keeps its default (the floor after robots.txt, the redirect limit)', async () => {
+  const urls = [`${v.origin('bo.test')}/one`];
+  const gate = new RobotsGate({ userAgent: 'MyBot/1.0 (+https://example.com/bot)', resolve: v.resolve });
+  const frontier = new MemoryFrontier({ minIntervalMs: FLOOR_MS, concurrency: 16 });
+  await frontier.add(urls.map((url) => ({ url, host: new URL(url).host })));
+  const audit = new SqliteAuditSink(path.join(dir, 'audit-undefined.sqlite'));
+  const before = v.requests('bo.test').length;
+  const given: { minIntervalMs?: number; maxRedirects?: number } = {};
+  const job = new CrawlJob({ gate, frontier, transport: new HttpTransport({ gate }), audit, outDir: path.join(dir, 'out2'), runId: 'run-2', minIntervalMs: given.minIntervalMs, maxRedirects: given.maxRedirects });
+  await job.run();
+  audit.close();
+  await gate.close();
+  const log = v.requests('bo.test').slice(before);
+  expect(log.map((r) => r.path)).toEqual(['/robots.txt', '/one']);
+  expect(log[1]!.startedAt - log[0]!.endedAt!).toBeGreaterThanOrEqual(FLOOR_MS - 5);
+});
