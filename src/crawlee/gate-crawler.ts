@@ -63,6 +63,8 @@ interface CrawlerInternals {
   constructor: { name: string };
   respectRobotsTxtFile: unknown;
   httpClient?: unknown;
+  /** An HttpCrawler's: how long it waits for a response (ms). */
+  navigationTimeoutMillis?: number;
   preNavigationHooks?: unknown[];
   postNavigationHooks?: unknown[];
   browserPool?: unknown;
@@ -207,6 +209,7 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
       takeSlot,
       record,
       userAgent: gate.userAgent,
+      ...(typeof c.navigationTimeoutMillis === 'number' ? { giveUpAfterMs: c.navigationTimeoutMillis } : {}),
     });
   }
   const browser = c.browserPool && Array.isArray(c.preNavigationHooks) ? browserHooks(c as never, gate, { takeSlot, navigations, record }) : null;

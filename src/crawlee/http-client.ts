@@ -18,6 +18,10 @@ export interface HopGate {
    *  carries, with got-scraping's browser header generation off: the identity robots.txt was
    *  matched against and the audit records is the one the server sees. Absent: headers as given. */
   userAgent?: string;
+  /** How long (ms) the crawler waits for a response before it gives the request up (an
+   *  HttpCrawler's navigation timeout), counted from the first hop: a wait for a host's slot ends
+   *  then, so a request the crawler has abandoned is never sent. Absent: waits as long as it takes. */
+  giveUpAfterMs?: number;
 }
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
@@ -83,6 +87,9 @@ export class GatedHttpClient implements BaseHttpClient {
     let method = request.method ?? 'GET';
     let body = request.body;
     let headers = { ...(request.headers ?? {}) } as Record<string, string | string[] | undefined>;
+    // Crawlee does not cancel a request it timed out: its slot wait would go on, and send it.
+    const limit = this.g.giveUpAfterMs === undefined ? undefined : AbortSignal.timeout(this.g.giveUpAfterMs);
+    const giveUp = limit && request.signal ? AbortSignal.any([limit, request.signal]) : (limit ?? request.signal);
     for (;;) {
       const url = chain.url;
       const kind = chain.parent === null ? 'page' : 'redirect';
@@ -92,7 +99,7 @@ export class GatedHttpClient implements BaseHttpClient {
         this.g.record?.({ url, startMs, endMs: Date.now(), outcome: 'blocked', decision, kind, parentUrl: chain.parent, final: true });
         throw new RobotsBlockedError(decision);
       }
-      const slot: Slot = await this.g.takeSlot(url, decision);
+      const slot: Slot = await this.g.takeSlot(url, decision, giveUp);
       const sentMs = Date.now();
       let res: R;
       try {
