@@ -95,6 +95,9 @@ describe.each(modes)('%s', (mode, open) => {
     });
 
     test('subresources from a disallowing, an unreachable and an allowing origin: only the allowed reach a server', async () => {
+      // Servers of its own: it counts every request they saw and needs their hosts' slots free, and
+      // other tests warm the shared ones (a robots.txt fetch each, and the 503's back-off).
+      const o = await startOrigins();
       const gate = new RobotsGate({ userAgent: UA });
       // A context with Chromium's own User-Agent: the gate's must still be what servers see.
       const context = await browser.newContext({ serviceWorkers: 'block' });
@@ -150,6 +153,7 @@ describe.each(modes)('%s', (mode, open) => {
         expect(handle.blocked).toHaveLength(8);
       } finally {
         await context.close();
+        await o.close();
       }
     });
 
