@@ -46,14 +46,14 @@ test('a request that timed out waiting for its slot leaves the slot to the next 
   await gate.check(`${origin}/`);
   await new Promise((r) => setTimeout(r, INTERVAL_MS + 200));
   await crawler.run([`${origin}/1`, `${origin}/2`]);
-  // One of them waited behind the other for longer than Crawlee allows a request.
-  expect(failed).toHaveLength(1);
-  const served = failed[0] === '/1' ? '/2' : '/1';
-  const last = v.requests('127.0.0.1').filter((r) => r.path === served)[0]!;
+  // At least one of them waited behind the other for longer than Crawlee allows a request (both
+  // may, on a loaded machine).
+  expect(failed.length).toBeGreaterThanOrEqual(1);
+  const before = v.requests('127.0.0.1');
+  const lastEnd = Math.max(...before.map((r) => r.endedAt ?? r.startedAt));
   const probe = await gate.fetch(`${origin}/probe`);
   await probe.text();
   const probed = v.requests('127.0.0.1').find((r) => r.path === '/probe')!;
-  expect(v.requests('127.0.0.1').map((r) => r.path)).toEqual(['/robots.txt', served, '/probe']);
-  // The interval after /1, give or take the page's own end; not the dead page's lease.
-  expect(probed.startedAt - (last.endedAt ?? last.startedAt)).toBeLessThan(INTERVAL_MS + 8_000);
+  // The interval after the last response, give or take a page's own end; not a dead page's lease.
+  expect(probed.startedAt - lastEnd).toBeLessThan(INTERVAL_MS + 8_000);
 }, 90_000);
