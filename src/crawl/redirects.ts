@@ -25,6 +25,13 @@ export class Redirects {
     return this.targets.size;
   }
 
+  /** Learn how `url`, just taken, came to be when another worker of the fleet scheduled it. */
+  async learn(url: string): Promise<void> {
+    if (this.frontier.redirectOf === undefined || this.targets.has(url)) return;
+    const via = await this.frontier.redirectOf(url);
+    if (via !== undefined) this.targets.set(url, { parent: via.parent, depth: via.depth });
+  }
+
   /** How many hops deep `url` is: 0 for a URL of the list. */
   depth(url: string): number {
     return this.targets.get(url)?.depth ?? 0;
@@ -54,8 +61,15 @@ export class Redirects {
     u.password = '';
     const href = u.href;
     if (this.targets.has(href)) return;
+    // In a fleet the target may be taken by another worker: it learns parent and depth from here,
+    // recorded before the URL is queued so no take can come first.
+    const noted = (await this.frontier.noteRedirect?.(href, { parent: from, depth })) ?? false;
     const added = await this.frontier.add([{ url: href, host: u.host }]);
-    if (added === 0) return; // already in the list (or fetched): it is, or was, a request of its own
+    if (added === 0) {
+      // Already in the list (or fetched): it is, or was, a request of its own.
+      if (noted) await this.frontier.forgetRedirect?.(href);
+      return;
+    }
     this.targets.set(href, { parent: from, depth });
     this.log.host(u.host).remaining++;
     // A target on the origin just decided is decided now from the cached policy: a disallowed one

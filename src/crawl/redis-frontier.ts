@@ -39,6 +39,7 @@ import type {
   FrontierItem,
   FrontierOptions,
   HostPolicy,
+  RedirectVia,
   ReleaseOptions,
   TakeResult,
   TakenItem,
@@ -252,6 +253,26 @@ export class RedisFrontier implements Frontier {
       return [urls, attempts] as const;
     });
     return urls.map((url, i) => ({ url, host: h, attempt: Number(attempts[i] ?? 1) }));
+  }
+
+  async noteRedirect(url: string, via: RedirectVia): Promise<boolean> {
+    const set = await this.conn.run((c) => c.hsetnx(`${this.R}via`, url, JSON.stringify(via)));
+    return set === 1;
+  }
+
+  async forgetRedirect(url: string): Promise<void> {
+    await this.conn.run((c) => c.hdel(`${this.R}via`, url));
+  }
+
+  async redirectOf(url: string): Promise<RedirectVia | undefined> {
+    const v = await this.conn.run((c) => c.hget(`${this.R}via`, url));
+    if (v === null) return undefined;
+    try {
+      const o = JSON.parse(v) as RedirectVia;
+      return typeof o.parent === 'string' && typeof o.depth === 'number' ? o : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   async remove(host: string, urls: readonly string[]): Promise<number> {

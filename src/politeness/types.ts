@@ -109,6 +109,14 @@ export interface Frontier {
    *  page) asks the limiter `within` that lease instead of for a second slot, which would wait for
    *  the lease held. Absent: the item's requests take the host's slot from the limiter anew. */
   readonly limiterLeases?: boolean;
+  /** A fleet's frontier: record, for whichever worker takes `url`, that it is a redirect target
+   *  (its parent, and how many hops deep), so the chain's limit and the row's parent hold across
+   *  workers. Only when `url` was not known yet; returns whether it was recorded. */
+  noteRedirect?(url: string, via: RedirectVia): Promise<boolean>;
+  /** Forget a record noteRedirect made (the URL turned out to be queued already). */
+  forgetRedirect?(url: string): Promise<void>;
+  /** What noteRedirect recorded for `url`, if anything. */
+  redirectOf?(url: string): Promise<RedirectVia | undefined>;
   /** The floor (ms, without jitter) it spaces each host by: what a crawl keeps from a host's
    *  robots.txt request to its first URL, which the frontier itself does not space. */
   readonly minIntervalMs?: number;
@@ -129,4 +137,10 @@ export interface FrontierOptions {
   readonly leaseMs?: number;
   /** Random source in [0, 1), for the jitter (tests may fix it). Default Math.random. */
   readonly random?: () => number;
+}
+
+/** How a redirect target came to be: the URL whose 3xx named it, and its hops from the list. */
+export interface RedirectVia {
+  readonly parent: string;
+  readonly depth: number;
 }
