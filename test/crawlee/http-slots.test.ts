@@ -1,6 +1,10 @@
-// A CheerioCrawler response that Crawlee refuses after it arrived (its content-type check, which
-// throws in a post-navigation hook without reading the body) gives its host's slot back: the
-// unread body held it until the socket timed out, and the host's next URLs timed out behind it.
+// A CheerioCrawler's request gives its host's slot back however Crawlee drops it, so the host's
+// next URLs are not held up and nothing is sent that nobody waits for:
+// - a response Crawlee refuses after it arrived (its content-type check, which throws in a
+//   post-navigation hook without reading the body): the unread body held the slot until the
+//   socket timed out, and the host's next URLs timed out behind it;
+// - a request its navigation timeout abandons while it waits for the slot: Crawlee does not
+//   cancel it, and the wait went on and sent it after the run had ended, to nobody.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CheerioCrawler, Configuration, log, LogLevel } from 'crawlee';
 import { RobotsGate } from '../../src/gate/index.js';
@@ -46,6 +50,35 @@ test("a refused content type's unread body does not keep the host's slot", async
     expect(log.map((r) => r.path)).toEqual(['/plain.txt', '/t2.html', '/t3.html']);
     // The next request after the refused one waits the interval, not a socket's timeout.
     expect(log[1]!.startedAt - log[0]!.startedAt).toBeLessThan(INTERVAL_MS + 3_000);
+  } finally {
+    await gate.close();
+  }
+}, 60_000);
+
+test('a request given up while it waits for its slot never reaches the server', async () => {
+  const gate = new RobotsGate({ userAgent: 'GiveUpBot/1.0' });
+  const failed: string[] = [];
+  const crawler = new CheerioCrawler(
+    {
+      maxConcurrency: 4,
+      maxRequestRetries: 0,
+      navigationTimeoutSecs: 1,
+      requestHandler: async () => {},
+      failedRequestHandler: async ({ request }) => void failed.push(new URL(request.url).pathname),
+    },
+    new Configuration({ persistStorage: false, purgeOnStart: true }),
+  );
+  // Each URL after the first waits 1.5 s or more for the host: past the 1 s the crawler allows.
+  gateCrawler(crawler, gate, { minIntervalMs: 1_500, jitter: 0 });
+  try {
+    await crawler.run([1, 2, 3, 4].map((i) => `${v.origin(H)}/g${i}.html`));
+    const ended = performance.timeOrigin + performance.now();
+    await new Promise((r) => setTimeout(r, 6_000));
+    const pages = v.requests(H).filter((r) => r.path.startsWith('/g'));
+    expect(failed.length).toBeGreaterThanOrEqual(3);
+    // What was sent, was sent while the crawler still waited for it.
+    expect(pages.filter((r) => r.startedAt > ended).map((r) => r.path)).toEqual([]);
+    expect(pages.length).toBe(4 - failed.length);
   } finally {
     await gate.close();
   }
