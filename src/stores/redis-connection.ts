@@ -151,9 +151,10 @@ export class RedisConnection {
     });
   }
 
-  /** A second connection to the same server (pub/sub needs its own), closed with this one. */
-  duplicate(): Redis {
-    const c = this.client.duplicate();
+  /** A second connection to the same server (pub/sub needs its own), closed with this one.
+   *  @param options ioredis options that differ from this connection's. */
+  duplicate(options?: Partial<RedisOptions>): Redis {
+    const c = this.client.duplicate(options);
     c.on('error', (err: Error) => this.lost(err));
     this.extra.push(c);
     return c;

@@ -219,8 +219,15 @@ export class RedisPolicyStore implements PolicyStore {
 
   private subscribe(): Promise<void> {
     if (!this.subscribed) {
-      this.subscriber = this.conn.duplicate();
-      this.subscriber.on('message', (_channel: string, origin: string) => {
+      // ioredis re-subscribes by itself after a reconnect, but leaves that command's promise
+      // without a handler: closed before Redis answered (a run ending just after Redis came back),
+      // it rejected unhandled and killed the process. Re-subscribed here instead, handled.
+      const subscriber = (this.subscriber = this.conn.duplicate({ autoResubscribe: false }));
+      let readies = 0;
+      subscriber.on('ready', () => {
+        if (readies++ > 0) subscriber.subscribe(this.channel).catch(() => {});
+      });
+      subscriber.on('message', (_channel: string, origin: string) => {
         const set = this.wakers.get(origin);
         if (set) for (const wake of set) wake();
       });
