@@ -100,7 +100,7 @@ export interface AuditReader {
   doneUrls(): Set<string>;
   /** Redirect targets (from final 3xx rows) that no final row settles yet: what `--resume`
    *  schedules again, with the URL that redirected there. */
-  pendingRedirects(): { url: string; parentUrl: string }[];
+  pendingRedirects(): { url: string; parentUrl: string; depth: number }[];
   /** Per host (`URL.host`): when the last request actually sent to it ended (ms since epoch),
    *  and the interval (ms) that applied before its latest request that had one (null if none):
    *  what a later run needs to keep the host's politeness across a restart. */

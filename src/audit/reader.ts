@@ -339,16 +339,31 @@ class MergedAudit implements AuditReader {
     return done;
   }
 
-  pendingRedirects(): { url: string; parentUrl: string }[] {
+  pendingRedirects(): { url: string; parentUrl: string; depth: number }[] {
     const done = this.doneUrls();
     const out = new Map<string, string>();
+    // Each redirect target's parent, to count how deep in its chain a pending target is: a resumed
+    // run keeps the chain's limit instead of starting it again.
+    const parents = new Map<string, string>();
     for (const { db, columns } of this.dbs) {
+      for (const r of db.prepare("SELECT url, parent_url AS parentUrl FROM attempts WHERE kind = 'redirect' AND parent_url IS NOT NULL").iterate() as Iterable<{ url: string; parentUrl: string }>) {
+        if (!parents.has(r.url)) parents.set(r.url, r.parentUrl);
+      }
       if (columns.includes('NULL AS location')) continue;
       for (const r of db.prepare('SELECT url, location FROM attempts WHERE final = 1 AND location IS NOT NULL').iterate() as Iterable<{ url: string; location: string }>) {
         if (!done.has(r.location) && !out.has(r.location)) out.set(r.location, r.url);
       }
     }
-    return [...out].map(([url, parentUrl]) => ({ url, parentUrl }));
+    const depthOf = (url: string): number => {
+      let depth = 0;
+      const seen = new Set<string>();
+      for (let at = parents.get(url); at !== undefined && !seen.has(at); at = parents.get(at)) {
+        seen.add(at);
+        depth++;
+      }
+      return depth;
+    };
+    return [...out].map(([url, parentUrl]) => ({ url, parentUrl, depth: depthOf(parentUrl) + 1 }));
   }
 
   lastSent(): Map<string, { endedAt: number; intervalMs: number | null }> {

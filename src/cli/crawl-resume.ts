@@ -20,7 +20,7 @@ export interface EarlierRunsOptions {
 export interface EarlierRuns {
   readonly done: ReadonlySet<string>;
   readonly lastSent: ReadonlyMap<string, { endedAt: number; intervalMs: number | null }>;
-  readonly unfollowed: readonly { url: string; parentUrl: string }[];
+  readonly unfollowed: readonly { url: string; parentUrl: string; depth: number }[];
   readonly resumeOf: string | null;
 }
 
@@ -41,7 +41,7 @@ export function readEarlierRuns(o: EarlierRunsOptions): EarlierRuns | 'usage' | 
     }
   }
   let resumeOf: string | null = null;
-  let unfollowed: { url: string; parentUrl: string }[] = [];
+  let unfollowed: { url: string; parentUrl: string; depth: number }[] = [];
   if (!o.resume && !o.redis && auditFiles(o.outDir).includes(o.auditName)) {
     o.say(`${path.join(o.outDir, o.auditName)} holds earlier runs: this run is added to it (--resume skips the URLs they settled)`);
   }

@@ -106,9 +106,10 @@ export class CrawlJob {
   }
 
   /** Schedule redirect targets left unfollowed by an earlier run (`--resume`), so a kill between
-   *  a 3xx and its target loses nothing. */
-  async resumeRedirects(targets: readonly { url: string; parentUrl: string }[]): Promise<void> {
-    for (const r of targets) await this.redirects.schedule(r.parentUrl, r.url, 1);
+   *  a 3xx and its target loses nothing. `depth`: hops from the list (default 1), so the chain's
+   *  limit holds across runs. */
+  async resumeRedirects(targets: readonly { url: string; parentUrl: string; depth?: number }[]): Promise<void> {
+    for (const r of targets) await this.redirects.schedule(r.parentUrl, r.url, r.depth ?? 1);
   }
 
   /** Record an input line that is not a usable URL: a `skipped` row, reason `invalid-url` or
