@@ -6,7 +6,7 @@
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { releasing, type Slot } from '../politeness/pacer.js';
-import { dispatchPaced, isPaced, kPaced, WaitCancel, type PaceTerms } from './pace.js';
+import { dispatchHolding, dispatchPaced, isPaced, kPaced, WaitCancel, type PaceTerms } from './pace.js';
 
 type Abort = (reason?: Error) => void;
 
@@ -109,13 +109,7 @@ function dispatchDirect(dispatch: Dispatcher.Dispatch, opts: Dispatcher.Dispatch
   const paced = { ...opts, [kPaced]: true } as Dispatcher.DispatchOptions;
   const now = terms.within === undefined ? terms.pacer.takeNow(terms.host, terms.interval()) : undefined;
   if (now !== undefined) {
-    const h = new RawReleasingHandler(raw, now, terms, undefined);
-    try {
-      return dispatch(paced, h as unknown as Dispatcher.DispatchHandler);
-    } catch (err) {
-      h.release();
-      throw err;
-    }
+    return dispatchHolding(dispatch, paced, new RawReleasingHandler(raw, now, terms, undefined));
   }
   // The request starts now for the handler (fetch's abort reaches the wait), and goes out when
   // the slot is ours.
@@ -141,13 +135,7 @@ function dispatchDirect(dispatch: Dispatcher.Dispatch, opts: Dispatcher.Dispatch
       await slot.release(Date.now());
       return;
     }
-    const h = new RawReleasingHandler(raw, slot, terms, early);
-    try {
-      dispatch(paced, h as unknown as Dispatcher.DispatchHandler);
-    } catch (err) {
-      h.release();
-      throw err;
-    }
+    dispatchHolding(dispatch, paced, new RawReleasingHandler(raw, slot, terms, early));
   })().catch((err) => {
     if (!wait.aborted) fail(err);
   });

@@ -30,6 +30,16 @@ export function leaseOf(opts: Dispatcher.DispatchOptions): Lease | undefined {
 }
 
 /** Did a pacing step above send this request? */
+/** Send `opts` with `handler`, which holds a host's slot: a dispatch that throws gives it back. */
+export function dispatchHolding(dispatch: Dispatch, opts: Dispatcher.DispatchOptions, handler: { release(): void }): boolean {
+  try {
+    return dispatch(opts, handler as unknown as Dispatcher.DispatchHandler);
+  } catch (err) {
+    handler.release();
+    throw err;
+  }
+}
+
 export function isPaced(opts: Dispatcher.DispatchOptions): boolean {
   return (opts as unknown as Record<symbol, unknown>)[kPaced] === true;
 }
@@ -181,13 +191,7 @@ export function dispatchPaced(
     // The common case for a warm host: its slot is open now; no wait, no stand-in controller.
     const slot = terms!.pacer.takeNow(terms!.host, terms!.interval());
     if (slot !== undefined) {
-      const h = new ReleasingHandler(handler, undefined, slot, terms!);
-      try {
-        return dispatch({ ...opts, [kPaced]: true } as Dispatcher.DispatchOptions, h);
-      } catch (err) {
-        h.release();
-        throw err;
-      }
+      return dispatchHolding(dispatch, { ...opts, [kPaced]: true } as Dispatcher.DispatchOptions, new ReleasingHandler(handler, undefined, slot, terms!));
     }
   }
   const wait = new WaitCancel();
@@ -226,13 +230,7 @@ export function dispatchPaced(
       await slot.release(Date.now());
       return;
     }
-    const h = new ReleasingHandler(handler, ctl, slot, terms);
-    try {
-      dispatch({ ...sendOpts, [kPaced]: true } as Dispatcher.DispatchOptions, h);
-    } catch (err) {
-      h.release();
-      throw err;
-    }
+    dispatchHolding(dispatch, { ...sendOpts, [kPaced]: true } as Dispatcher.DispatchOptions, new ReleasingHandler(handler, ctl, slot, terms));
   })().catch((err) => {
     if (!ctl.aborted) fail(err);
   });
