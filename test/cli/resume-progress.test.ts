@@ -4,7 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { site } from '../helpers/hosts.js';
-import { runCli } from './run-cli.js';
+import { interruptWhen, runCli } from './run-cli.js';
 import { crawlFixture } from './crawl-fixture.js';
 
 const { tmp, hosts, resolveArgs } = crawlFixture('rg-resume-progress-');
@@ -16,16 +16,7 @@ describe('crawl --resume progress', () => {
     const list = path.join(dir, 'urls.txt');
     fs.writeFileSync(list, Array.from({ length: 6 }, (_, i) => `${v.origin('a.test')}/p${i}`).join('\n') + '\n');
     const args = ['crawl', list, '--user-agent', 'T', '--out', path.join(dir, 'out'), '--min-interval', '300', '--progress-interval', '100', ...resolveArgs(v)];
-    const first = await runCli(args, {
-      onStart: (child) => {
-        const poll = setInterval(() => {
-          if (v.requests('a.test').filter((q) => q.path !== '/robots.txt' && q.endedAt !== undefined).length < 2) return;
-          clearInterval(poll);
-          child.kill('SIGINT');
-        }, 5);
-        child.once('close', () => clearInterval(poll));
-      },
-    });
+    const first = await runCli(args, { onStart: interruptWhen(() => v.requests('a.test').filter((q) => q.path !== '/robots.txt' && q.endedAt !== undefined).length >= 2) });
     expect(first.code, first.stderr).toBe(130);
     const second = await runCli([...args, '--resume']);
     expect(second.code, second.stderr).toBe(0);

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { interruptWhen, runCli } from './run-cli.js';
 import { crawlFixture } from './crawl-fixture.js';
 
 const { tmp, hosts, resolveArgs } = crawlFixture('rg-resume-depth-');
@@ -24,16 +24,7 @@ describe('crawl --resume in a redirect chain', () => {
     fs.writeFileSync(list, `${v.origin('chain.test')}/h0\n`);
     const args = ['crawl', list, '--user-agent', 'T', '--out', path.join(dir, 'out'), '--min-interval', '300', ...resolveArgs(v)];
     const hops = () => v.requests('chain.test').filter((r) => r.path !== '/robots.txt' && r.endedAt !== undefined);
-    const first = await runCli(args, {
-      onStart: (child) => {
-        const poll = setInterval(() => {
-          if (hops().length < 3) return;
-          clearInterval(poll);
-          child.kill('SIGINT');
-        }, 5);
-        child.once('close', () => clearInterval(poll));
-      },
-    });
+    const first = await runCli(args, { onStart: interruptWhen(() => hops().length >= 3) });
     expect(first.code, first.stderr).toBe(130);
     const second = await runCli([...args, '--resume']);
     expect(second.code, second.stderr).toBe(0);

@@ -41,3 +41,15 @@ export function runCli(
     options.onStart?.(child);
   });
 }
+
+/** An `onStart` that sends `signal` (default SIGINT, Ctrl-C) once `when()` holds, polled every 5 ms. */
+export function interruptWhen(when: () => boolean, signal: NodeJS.Signals = 'SIGINT'): (child: ChildProcess) => void {
+  return (child) => {
+    const poll = setInterval(() => {
+      if (!when()) return;
+      clearInterval(poll);
+      child.kill(signal);
+    }, 5);
+    child.once('close', () => clearInterval(poll));
+  };
+}
