@@ -222,7 +222,7 @@ export class CrawlJob {
     const { frontier, gate } = this.o;
     const { url, host } = t.item;
     // Lost (Redis away): the URL counts as one of the list, as before the fleet recorded it.
-    await this.redirects.learn(url).catch(() => {});
+    if (this.redirects.shared) await this.redirects.learn(url).catch(() => {});
     const checkedAt = Date.now();
     let decision: Decision;
     // The check may send this host's robots.txt request: the rows recorded so far go first.

@@ -21,14 +21,19 @@ export class Redirects {
     private readonly under: (t: TakenItem) => { lease: Lease } | undefined,
   ) {}
 
+  /** Targets may be scheduled by other workers (a fleet's frontier records them): ask it. */
+  get shared(): boolean {
+    return this.frontier.redirectOf !== undefined;
+  }
+
   get size(): number {
     return this.targets.size;
   }
 
   /** Learn how `url`, just taken, came to be when another worker of the fleet scheduled it. */
   async learn(url: string): Promise<void> {
-    if (this.frontier.redirectOf === undefined || this.targets.has(url)) return;
-    const via = await this.frontier.redirectOf(url);
+    if (!this.shared || this.targets.has(url)) return;
+    const via = await this.frontier.redirectOf!(url);
     if (via !== undefined) this.targets.set(url, { parent: via.parent, depth: via.depth });
   }
 
