@@ -237,8 +237,12 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       }
     }
     // One dispatcher for robots.txt and documents alike: the transport sends each decided document
-    // request on it directly (undici request()), the gate everything else.
-    dispatcher = opts.resolve.length ? createResolvingAgent(opts.resolve, OWN_AGENT) : new Agent(OWN_AGENT);
+    // request on it directly (undici request()), the gate everything else. One connection per
+    // origin: the crawl sends one request at a time per host anyway, and with undici's default (no
+    // limit) a page request sent while robots.txt's response was still being finished opened a
+    // second socket, for 45 % of hosts, leaving the first idle.
+    const agentOptions = { ...OWN_AGENT, connections: 1 };
+    dispatcher = opts.resolve.length ? createResolvingAgent(opts.resolve, agentOptions) : new Agent(agentOptions);
     try {
       gate = new RobotsGate({
         userAgent: opts.userAgent,
