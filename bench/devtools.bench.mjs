@@ -87,6 +87,31 @@ async function proxyOnly() {
   return { wsUrl: side.webSocketDebuggerUrl, close: async () => (await side.close(), await chromium.close()) };
 }
 
+/** Chromium's own Fetch pause with no endpoint at all: `driver(wsUrl)`'s page, with a second
+ *  DevTools client on the same port that pauses every request of every page (Fetch.enable on each
+ *  page target, auto-attached) and continues it at once. What any DevTools-based gate pays per
+ *  request before it decides anything: the floor under 'pause, no gate'. */
+async function rawPause(wsUrl) {
+  const client = await CDP({ target: wsUrl, local: true });
+  client.paused = 0;
+  client.on('event', (m) => {
+    if (m.method === 'Fetch.requestPaused') client.paused++;
+    if (m.method === 'Fetch.requestPaused') void client.send('Fetch.continueRequest', { requestId: m.params.requestId }, m.sessionId).catch(() => {});
+    if (m.method === 'Target.attachedToTarget') {
+      const { sessionId, targetInfo } = m.params;
+      void (async () => {
+        if (targetInfo.type === 'page' || targetInfo.type === 'iframe') await client.send('Fetch.enable', { patterns: [{ urlPattern: '*' }] }, sessionId).catch(() => {});
+        await client.send('Runtime.runIfWaitingForDebugger', {}, sessionId).catch(() => {});
+      })();
+    }
+  });
+  await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+  await client.send('Target.setDiscoverTargets', { discover: true });
+  // Pages created after this are attached by the browser-level auto-attach (Chromium 156 attaches
+  // new page targets to a browser session that asked for it).
+  return client;
+}
+
 /** A client on `wsUrl` with one page: `load(url)` navigates and waits for load and every fetch(). */
 async function driver(wsUrl) {
   const client = await CDP({ target: wsUrl, local: true });
@@ -125,15 +150,20 @@ export async function run() {
   // handler of the pause, as the real gate answers a warm origin).
   const allowed = (url) => ({ url, allowed: true, reason: 'no-matching-rule', rule: null, group: null, overridden: false });
   const allowAll = { userAgent: UA, peek: allowed, check: async (url) => allowed(url) };
-  const [plain, proxy, floor, endpoint] = await Promise.all([
+  const [plain, plain2, proxy, floor, endpoint] = await Promise.all([
+    plainChromium(),
     plainChromium(),
     proxyOnly(),
     DevToolsEndpoint.start({ gate: allowAll, port: 0 }),
     DevToolsEndpoint.start({ gate, port: 0 }),
   ]);
   const drivers = {};
+  const cleanups = [];
   try {
     drivers.ungated = await driver(plain.wsUrl);
+    const pauser = await rawPause(plain2.wsUrl);
+    cleanups.push(() => pauser.close());
+    drivers["Chromium's pause alone"] = await driver(plain2.wsUrl);
     drivers['proxy, no gate'] = await driver(proxy.wsUrl);
     drivers['pause, no gate'] = await driver(floor.webSocketDebuggerUrl);
     drivers['endpoint (warm robots.txt)'] = await driver(endpoint.webSocketDebuggerUrl);
@@ -154,17 +184,23 @@ export async function run() {
       }
     }
     const loadAtEnd = os.loadavg()[0];
+    // Each load pauses the page and its 50 subresources: fewer would mean the pauser missed the page.
+    const pausedPerLoad = pauser.paused / (ROUNDS + 1);
     const paired = (name, by) => median(times[name].map((t, i) => t / times[by][i]));
     console.log(`Page with ${ORIGINS * PER_ORIGIN} subresources over ${ORIGINS} origins, driven over DevTools (chrome-remote-interface), ${ROUNDS} loads each; load average ${loadAtStart.toFixed(1)} at the start, ${loadAtEnd.toFixed(1)} at the end.\n`);
     console.log('| variant | median load (ms) | p90 (ms) | ratio to ungated (median of rounds) |');
     console.log('| --- | ---: | ---: | ---: |');
     for (const [name, t] of Object.entries(times)) console.log(`| ${name} | ${median(t).toFixed(1)} | ${p90(t).toFixed(1)} | ${paired(name, 'ungated').toFixed(2)} |`);
+    console.log(`\n"Chromium's pause alone" paused ${pausedPerLoad.toFixed(1)} requests per load (the page and its ${ORIGINS * PER_ORIGIN} subresources).`);
     console.log("\nTarget: the endpoint under 1.2 × ungated. 'proxy, no gate' is the proxying itself (Chromium on a");
     console.log("pipe, the session multiplexing, the WebSocket side); 'pause, no gate' adds the gate's session pausing");
-    console.log('each request (Fetch domain) and letting it go at once; the endpoint adds the decisions themselves.');
+    console.log("each request (Fetch domain) and letting it go at once; the endpoint adds the decisions themselves.");
+    console.log("\"Chromium's pause alone\" is the same pause with no endpoint: a second DevTools client on an ungated");
+    console.log('Chromium continuing every paused request at once, the floor of any gate that decides over DevTools.');
   } finally {
     for (const d of Object.values(drivers)) await d.close().catch(() => {});
-    await Promise.all([plain.close(), proxy.close(), floor.close(), endpoint.close()]);
+    for (const c of cleanups) await c().catch(() => {});
+    await Promise.all([plain.close(), plain2.close(), proxy.close(), floor.close(), endpoint.close()]);
     await gate.close();
     site.kill();
   }
