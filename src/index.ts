@@ -1,5 +1,5 @@
 // robots-gate: the library's public API. Each layer adds its exports below.
-export { RobotsGate, RobotsBlockedError, InvalidUserAgentError, TooManyRedirectsError, InvalidOptionError, crawlerIdentity } from './gate/index.js';
+export { RobotsGate, RobotsBlockedError, InvalidUserAgentError, TooManyRedirectsError, InvalidOptionError, GateClosedError, crawlerIdentity } from './gate/index.js';
 export type {
   RobotsGateOptions,
   RobotsGateEvents,

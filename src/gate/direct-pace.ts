@@ -6,7 +6,7 @@
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { releasing, type Slot } from '../politeness/pacer.js';
-import { dispatchHolding, dispatchPaced, isPaced, kPaced, WaitCancel, type PaceTerms } from './pace.js';
+import { closeWait, dispatchHolding, dispatchPaced, isPaced, kPaced, WaitCancel, type PaceTerms } from './pace.js';
 
 type Abort = (reason?: Error) => void;
 
@@ -121,16 +121,24 @@ function dispatchDirect(dispatch: Dispatcher.Dispatch, opts: Dispatcher.Dispatch
     failed = true;
     raw.onError?.(err as Error);
   };
-  raw.onConnect?.((reason) => {
+  const abort: Abort = (reason) => {
     if (early.real) return early.real(reason);
     if (wait.aborted) return;
     const why = reason ?? new Error('aborted');
     wait.abort(why);
     // Report after the handler's own onConnect has returned (it may abort from inside it).
     queueMicrotask(() => fail(why));
-  }, {});
+  };
+  raw.onConnect?.(abort, {});
+  const onClose = closeWait(terms.closing, abort);
   void (async () => {
-    const slot = await terms.pacer.take(terms.host, terms.interval(), wait, terms.origin + opts.path, terms.within);
+    let slot: Slot;
+    try {
+      slot = await terms.pacer.take(terms.host, terms.interval(), wait, terms.origin + opts.path, terms.within);
+    } finally {
+      // From here on the request is sent or dropped: closing the gate no longer reaches it.
+      if (onClose) terms.closing!.removeEventListener('abort', onClose);
+    }
     if (wait.aborted) {
       await slot.release(Date.now());
       return;

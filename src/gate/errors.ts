@@ -102,6 +102,19 @@ export class TooManyRedirectsError extends TypeError {
   }
 }
 
+/**
+ * `gate.close()` was called while this request waited for its host's politeness slot (or for the
+ * robots.txt request of its check, itself waiting for that slot): nothing was sent for it. Not a
+ * TypeError: nothing is wrong with the request or the network, the gate was shut down under it.
+ */
+export class GateClosedError extends Error {
+  readonly code = 'ERR_GATE_CLOSED' as const;
+  constructor() {
+    super('the RobotsGate was closed while this request waited for its host\'s slot: it was not sent');
+    this.name = 'GateClosedError';
+  }
+}
+
 /** A RobotsGate option (or the ROBOTS_OVERRIDE_INTERVAL_MS variable behind one) out of range. */
 export class InvalidOptionError extends RangeError {
   readonly code = 'ERR_INVALID_OPTION' as const;

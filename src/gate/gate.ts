@@ -12,7 +12,7 @@ import { defaultLimiter, unlessAborted, type Cancellation } from '../politeness/
 import type { Interval } from '../politeness/interval.js';
 import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
 import { crawlerIdentity } from './identity.js';
-import { RobotsBlockedError } from './errors.js';
+import { GateClosedError, RobotsBlockedError } from './errors.js';
 import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
 import { gateInterceptor } from './interceptor.js';
 import { GatePoliteness, hostOnly, type GateDoor } from './politeness.js';
@@ -225,7 +225,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
    * @throws (rejects) RobotsBlockedError before any byte goes to a disallowed URL (reason
    *   `crawl-delay-too-long` for a host whose Crawl-delay is over maxCrawlDelayMs); TypeError for a
    *   bad URL; TooManyRedirectsError (a TypeError) past `init.maxRedirects` (default 20); the
-   *   signal's reason; whatever fetch itself throws.
+   *   signal's reason; GateClosedError (code `ERR_GATE_CLOSED`) when gate.close() ends its wait
+   *   for a slot; whatever fetch itself throws.
    */
   fetch(input: string | URL | { url: string }, init?: GateFetchInit): Promise<Response> {
     return gatedFetch(this.#door, input, init);
@@ -282,8 +283,15 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     return this.#underOverride.has(host) || this.#underOverride.has(hostOnly(host));
   }
 
-  /** Close the dispatcher and store the gate created itself (not ones passed in). */
+  /**
+   * Close the dispatcher and store the gate created itself (not ones passed in). Requests still
+   * waiting for their host's slot (gate.fetch, the interceptor, the robots.txt requests of their
+   * checks) are not sent: they reject with GateClosedError (code `ERR_GATE_CLOSED`), gate.fetch's
+   * as `err` itself, an interceptor request's as the error undici passes on. Requests already sent
+   * run to their end; the gate is not to be used after close.
+   */
   async close(): Promise<void> {
+    this.#pol.close(new GateClosedError());
     if (this.#ownDispatcher) await this.#dispatcher.close();
     if (this.#ownStore) await this.#store.close();
     this.#local.clear();
@@ -436,6 +444,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       maxBytes: this.#o.maxBytes,
       maxRedirects: this.#o.maxRedirects,
     });
+    // A request cancelled by close() says nothing about the server: nothing is recorded for it.
+    if (this.#pol.closed && result.kind === 'unreachable') throw new GateClosedError();
     if (fetchChannel.hasSubscribers) {
       const { bytes: _bytes, ...rest } = result;
       fetchChannel.publish({ origin, result: rest });

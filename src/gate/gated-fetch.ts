@@ -2,7 +2,7 @@
 // own origin's robots.txt before a byte is sent to it.
 import { fetch as undiciFetch, Headers, Request, type Dispatcher } from 'undici';
 import { parseHttpUrl, splitCanonicalUrl } from '../fetcher/url.js';
-import { TooManyRedirectsError } from './errors.js';
+import { GateClosedError, TooManyRedirectsError } from './errors.js';
 import type { GateDoor } from './politeness.js';
 import type { Decision, FetchHop } from './types.js';
 
@@ -94,7 +94,7 @@ export function gatedFetch(
       } catch (err) {
         return Promise.reject(err);
       }
-      return sent.then((res) => answer(st, decision, res, 0) ?? hopsFrom(st, undefined, 1, res));
+      return sent.then((res) => answer(st, decision, res, 0) ?? hopsFrom(st, undefined, 1, res), unwrapClosed);
     }
   }
   return hopsFrom(st, source, 0, undefined);
@@ -121,11 +121,23 @@ async function hopsFrom(st: Hops, source: { arrayBuffer?: () => Promise<ArrayBuf
       prev = undefined;
     }
     const decision = hop === 0 && init.decision?.url === st.url ? init.decision : await st.gate.check(st.url, init.signal ?? undefined);
-    const res = await send(st, decision);
+    let res: Response;
+    try {
+      res = await send(st, decision);
+    } catch (err) {
+      unwrapClosed(err);
+    }
     const done = answer(st, decision, res, hop);
     if (done !== undefined) return done;
     prev = res;
   }
+}
+
+/** Rethrow `err`, or the GateClosedError behind it: fetch wraps a dispatch error as its bare
+ *  `TypeError: fetch failed`, which would hide that the gate was closed under the wait. */
+function unwrapClosed(err: unknown): never {
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  throw cause instanceof GateClosedError ? cause : err;
 }
 
 /** Send the hop at `st.url` under `decision`. @throws RobotsBlockedError for a hop that must not go. */

@@ -57,6 +57,9 @@ export interface PaceTerms {
   readonly origin: string;
   /** The caller's lease on this host: the request goes under it (Pacer.take's `within`). */
   readonly within?: Lease | undefined;
+  /** Aborted by gate.close(), its reason a GateClosedError: a request still waiting for its slot
+   *  then gives up its wait with that error, as an abort of its own would. */
+  readonly closing?: Cancellation;
   /** The host's interval now (drawn once: the jitter of this gap). */
   interval(): Interval;
   /** Back-off after a 429/503 ending at `endedAt` (ms since epoch): when the host opens again. */
@@ -207,6 +210,7 @@ export function dispatchPaced(
     queueMicrotask(() => fail(reason));
   });
   handler.onRequestStart?.(ctl, {});
+  const onClose = closeWait(terms?.closing, (reason) => ctl.abort(reason));
   void (async () => {
     let sendOpts = opts;
     if (before) sendOpts = await before(wait);
@@ -225,16 +229,37 @@ export function dispatchPaced(
       slot = await terms.pacer.take(terms.host, terms.interval(), wait, terms.origin + opts.path, terms.within);
     } finally {
       clock?.resume();
+      if (onClose) terms.closing!.removeEventListener('abort', onClose);
     }
     if (ctl.aborted) {
       await slot.release(Date.now());
       return;
     }
     dispatchHolding(dispatch, { ...sendOpts, [kPaced]: true } as Dispatcher.DispatchOptions, new ReleasingHandler(handler, ctl, slot, terms));
-  })().catch((err) => {
-    if (!ctl.aborted) fail(err);
-  });
+  })()
+    .catch((err) => {
+      if (!ctl.aborted) fail(err);
+    })
+    .finally(() => {
+      if (onClose) terms!.closing!.removeEventListener('abort', onClose);
+    });
   return true;
+}
+
+/**
+ * Abort a wait with `closing`'s reason once it is aborted (already included): `abort` is the
+ * request's own abort, so gate.close() ends the wait the way the caller's signal would. Returns the
+ * listener to remove when the wait is over (undefined when there is none to remove).
+ */
+export function closeWait(closing: Cancellation | undefined, abort: (reason: Error) => void): (() => void) | undefined {
+  if (closing === undefined) return undefined;
+  if (closing.aborted) {
+    abort(closing.reason as Error);
+    return undefined;
+  }
+  const onClose = () => abort(closing.reason as Error);
+  closing.addEventListener('abort', onClose);
+  return onClose;
 }
 
 /** A handler that hands the wait controller's place to the real one and forwards the rest. */

@@ -9,7 +9,7 @@ import type { Lease, RateLimiter } from '../stores/types.js';
 import { InvalidOptionError } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 import type { Decision } from './types.js';
-import { backoffUntil, dispatchPaced, isPaced, leaseOf, withLease, type PaceTerms } from './pace.js';
+import { backoffUntil, dispatchPaced, isPaced, leaseOf, WaitCancel, withLease, type PaceTerms } from './pace.js';
 import { pacedDispatch } from './direct-pace.js';
 
 /** What the politeness side asks the gate about a host. */
@@ -60,6 +60,8 @@ interface OriginTerms {
 
 export class GatePoliteness {
   readonly pacer: Pacer;
+  /** Aborted by close(): every wait for a slot through this gate listens to it. */
+  readonly #closing = new WaitCancel();
   readonly #o: ResolvedOptions;
   readonly #terms: IntervalTerms;
   readonly #lookup: HostLookup;
@@ -106,6 +108,17 @@ export class GatePoliteness {
     }
     this.#exemptHosts = hosts;
     this.#exemptOrigins = origins;
+  }
+
+  /** Has close() been called? */
+  get closed(): boolean {
+    return this.#closing.aborted;
+  }
+
+  /** End every wait for a slot through this gate (now and later) with `reason`; requests already
+   *  sent are not touched. */
+  close(reason: Error): void {
+    this.#closing.abort(reason);
   }
 
   /** Is this URL outside robots.txt's reach by the caller's `exempt` option? */
@@ -167,6 +180,7 @@ export class GatePoliteness {
         host: p.host,
         origin: o,
         within: undefined,
+        closing: this.#closing,
         interval: () => this.interval(o, hostname),
         backoff: (retryAfter, endedAt) => backoffUntil(retryAfter, endedAt, this.#o.defaultBackoffMs, this.#o.maxBackoffMs),
       },
