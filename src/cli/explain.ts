@@ -161,7 +161,7 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
       const s = sentence(url, d.productToken, m, d, robots);
       emit(`${head}${render(body, robots, m, context)}`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s }, d.productToken, tokenWarnings(robots, identity, p.robotsUrl), robotsUsage(robots, url, d.productToken, m.allowed, p.robotsUrl));
     } else {
-      const s = sentence(url, d.productToken, null, d);
+      const s = sentence(url, d.productToken, null, d, undefined, source.record(d.origin)?.redirectLoop);
       emit(head, { allowed: d.allowed, reason: d.reason, group: null, rule: null, source: src, sentence: s }, d.productToken);
     }
     return d.allowed ? EXPLAIN_EXIT.allowed : EXPLAIN_EXIT.disallowed;
@@ -265,7 +265,8 @@ function tiedDisallow(url: URL, robots: RobotsTxt, m: MatchResult): boolean {
   return false;
 }
 
-function sentence(url: URL, token: string, m: MatchResult | null, d?: Decision, robots?: RobotsTxt): string {
+/** @param loop for a too-many-redirects decision from a loop: the URL the last redirect pointed back to. */
+function sentence(url: URL, token: string, m: MatchResult | null, d?: Decision, robots?: RobotsTxt, loop?: string): string {
   const target = url.pathname + url.search;
   if (d && !m) {
     switch (d.reason) {
@@ -274,6 +275,13 @@ function sentence(url: URL, token: string, m: MatchResult | null, d?: Decision, 
       case 'unavailable':
         return `Allowed: ${robotsWhere(d.policy)} answered ${d.policy.status}, so there are no restrictions (RFC 9309 §2.3.1.3).`;
       case 'too-many-redirects':
+        // A loop is a misconfiguration to fix on the site; "too many" would send the reader counting hops.
+        if (loop !== undefined && loop === d.policy.finalUrl) {
+          return `Allowed: ${robotsWhere(d.policy)} redirects to itself, a redirect loop, which counts as unavailable (RFC 9309 §2.3.1.2).`;
+        }
+        if (loop !== undefined) {
+          return `Allowed: ${robotsWhere(d.policy)} redirects back to ${loop}, a redirect loop, which counts as unavailable (RFC 9309 §2.3.1.2).`;
+        }
         return `Allowed: ${d.policy.robotsUrl} redirected too many times, which counts as unavailable (RFC 9309 §2.3.1.2).`;
       case 'unreachable':
         return `Disallowed: ${robotsWhere(d.policy)} could not be fetched (${d.policy.status}), so everything is disallowed until it can be (RFC 9309 §2.3.1.4).`;

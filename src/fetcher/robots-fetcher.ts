@@ -50,6 +50,9 @@ export interface RobotsFetchResult {
   /** HTTP status of the final response, or the error's code (`ETIMEDOUT`, `ECONNREFUSED`, …). */
   readonly status: number | string;
   readonly redirectLimit?: boolean;
+  /** With redirectLimit, when the chain was a loop: the URL the last redirect pointed back to
+   *  (already requested in this chain; finalUrl itself for a file that redirects to itself). */
+  readonly redirectLoop?: string;
   /** Decoded body (kind `parsed`): at most maxBytes; when truncated, cut back to the last line
    *  break so no partial rule is read (RFC 9309 §2.5). */
   readonly bytes?: Buffer;
@@ -165,7 +168,10 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
         // redirect nowhere usable) the file is unavailable.
         const next = location === undefined || !REDIRECTS.has(status) ? undefined : resolveLocation(location, url);
         if (next === undefined) return done({ finalUrl: url, kind: 'unavailable', status, sha256: null });
-        if (hops.length > options.maxRedirects || seen.has(next)) {
+        if (seen.has(next)) {
+          return done({ finalUrl: url, kind: 'unavailable', status, sha256: null, redirectLimit: true, redirectLoop: next });
+        }
+        if (hops.length > options.maxRedirects) {
           return done({ finalUrl: url, kind: 'unavailable', status, sha256: null, redirectLimit: true });
         }
         seen.add(next);

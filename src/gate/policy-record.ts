@@ -59,6 +59,7 @@ export function recordFromFetch(
     sha256: null,
     expiresAt: now + age,
     ...(result.redirectLimit ? { redirectLimit: true } : {}),
+    ...(result.redirectLoop !== undefined ? { redirectLoop: result.redirectLoop } : {}),
   };
 }
 

@@ -15,6 +15,9 @@ export interface PolicyRecord {
   readonly error?: string;
   /** True when `kind` is unavailable because of too many redirects or a loop (§2.3.1.2). */
   readonly redirectLimit?: boolean;
+  /** With redirectLimit, for a loop: the URL the last redirect pointed back to (finalUrl itself
+   *  when the file redirects to itself). Absent when the chain was only too long. */
+  readonly redirectLoop?: string;
   /** The decoded body text (first maxBytes); present when kind is `parsed`. */
   readonly body?: string;
   readonly sha256: string | null;

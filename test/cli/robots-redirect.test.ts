@@ -12,6 +12,14 @@ beforeAll(async () => {
     // redir.test's robots.txt moved to target.test; gone.test's moved to a 404.
     'redir.test': (req, res) => void res.writeHead(301, { location: `${v.origin('target.test')}/robots.txt` }).end(),
     'gone.test': (req, res) => void res.writeHead(302, { location: `${v.origin('target.test')}/missing/robots.txt` }).end(),
+    // loop.test's robots.txt redirects to itself; ring.test's goes round two URLs; long0.test's
+    // chain goes on past the limit with each hop a new URL (on its own host, so no hop waits for
+    // the last one's slot): too long, not a loop.
+    'loop.test': (req, res) => void res.writeHead(301, { location: '/robots.txt' }).end(),
+    'ring.test': (req, res) => void res.writeHead(302, { location: req.url === '/robots.txt' ? '/b/robots.txt' : '/robots.txt' }).end(),
+    ...Object.fromEntries(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => [`long${i}.test`, (_req: unknown, res: import('node:http').ServerResponse) => void res.writeHead(301, { location: `${v.origin(`long${i + 1}.test`)}/robots.txt` }).end()]),
+    ),
     'target.test': (req, res) => (req.url === '/missing/robots.txt' ? void res.writeHead(404).end() : rules(req, res)),
   });
 });
@@ -54,5 +62,32 @@ describe('a robots.txt redirected to another host', () => {
     const check = await runCli(['check', `${v.origin('target.test')}/private/x`, ...UA, ...resolveArgs()]);
     expect(check.stdout).toContain(`[${robots('target.test')} 200]`);
     expect(check.stdout).not.toContain('→');
+  });
+
+  it('a robots.txt that redirects to itself is explained as a redirect loop, still unavailable', async () => {
+    const json = await runCli(['explain', `${v.origin('loop.test')}/x`, ...UA, '--json', ...resolveArgs()]);
+    expect(json.code).toBe(0);
+    const out = JSON.parse(json.stdout);
+    expect(out).toMatchObject({ allowed: true, reason: 'too-many-redirects' });
+    expect(out.sentence).toBe(`Allowed: ${robots('loop.test')} redirects to itself, a redirect loop, which counts as unavailable (RFC 9309 §2.3.1.2).`);
+    const text = await runCli(['explain', `${v.origin('loop.test')}/x`, ...UA, ...resolveArgs()]);
+    expect(text.stdout).toContain('a redirect loop');
+    expect(text.stdout).not.toContain('too many');
+  });
+
+  it('a loop through another URL names the URL it went back to', async () => {
+    const json = await runCli(['explain', `${v.origin('ring.test')}/x`, ...UA, '--json', ...resolveArgs()]);
+    const out = JSON.parse(json.stdout);
+    expect(out).toMatchObject({ allowed: true, reason: 'too-many-redirects' });
+    expect(out.sentence).toBe(
+      `Allowed: ${robots('ring.test')} → ${robots('ring.test', '/b/robots.txt')} redirects back to ${robots('ring.test')}, a redirect loop, which counts as unavailable (RFC 9309 §2.3.1.2).`,
+    );
+  });
+
+  it('a chain that only goes on too long still says too many redirects', async () => {
+    const json = await runCli(['explain', `${v.origin('long0.test')}/x`, ...UA, '--json', ...resolveArgs()]);
+    const out = JSON.parse(json.stdout);
+    expect(out).toMatchObject({ allowed: true, reason: 'too-many-redirects' });
+    expect(out.sentence).toBe(`Allowed: ${robots('long0.test')} redirected too many times, which counts as unavailable (RFC 9309 §2.3.1.2).`);
   });
 });
