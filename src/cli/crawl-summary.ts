@@ -4,13 +4,22 @@ import type { CrawlStats, HostStats } from '../crawl/crawl-job.js';
 import { count } from './plural.js';
 import { table } from './text-table.js';
 
-function why(h: HostStats): string {
+function why(h: HostStats, urls: number): string {
   if (h.skippedBecause) return `skipped: ${h.skippedBecause}`;
   if (h.maxIntervalReason === 'crawl-delay') return `Crawl-delay ${h.crawlDelaySeconds} s`;
   if (h.maxIntervalReason === 'override') return 'under override';
   if (h.maxIntervalReason === 'backoff') return 'backed off (429/503, Retry-After)';
   if (h.maxIntervalReason === 'floor') return 'the --min-interval floor';
+  // No interval between requests: what time there is, is the server's answering.
+  if (urls === 1) return "one request: the server's response time";
   return '-';
+}
+
+/** The host's time, first request's start to last response's end: under a second in ms, so a
+ *  one-URL host's few ms (its request's own duration) do not read as "0.0 s"; '-' for none. */
+function hostTime(ms: number): string {
+  if (ms <= 0) return '-';
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 /** URLs of the run not settled (still queued, in flight, or given up at an interrupt). */
@@ -104,13 +113,10 @@ export function formatSummary(
     out.push(
       table([
         ['host', 'URLs', 'time', 'interval', 'why'],
-        ...slow.slice(0, 5).map(({ h, ms }) => [
-          h.host,
-          Object.values(h.outcomes).reduce((a, b) => a + (b ?? 0), 0),
-          `${(ms / 1000).toFixed(1)} s`,
-          h.maxIntervalMs ? `${h.maxIntervalMs} ms` : '-',
-          why(h),
-        ]),
+        ...slow.slice(0, 5).map(({ h, ms }) => {
+          const urls = Object.values(h.outcomes).reduce((a, b) => a + (b ?? 0), 0);
+          return [h.host, urls, hostTime(ms), h.maxIntervalMs ? `${h.maxIntervalMs} ms` : '-', why(h, urls)];
+        }),
       ]),
     );
   }

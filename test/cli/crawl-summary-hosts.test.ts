@@ -1,0 +1,53 @@
+// The crawl summary's "slowest hosts" table: its time is a host's first request's start to its last
+// response's end. For a host with one URL that is the request's own duration, a few ms on loopback:
+// it must read as that, not as "0.0 s", and say that no interval was involved.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { site } from '../helpers/hosts.js';
+import { runCli } from './run-cli.js';
+import { crawlFixture } from './crawl-fixture.js';
+
+const { tmp, hosts, resolveArgs } = crawlFixture('rg-summary-');
+
+/** The "slowest hosts" rows, by host name (port dropped): [URLs, time, interval, why]. */
+function slowestRows(stdout: string): Map<string, string[]> {
+  const lines = stdout.split('\n');
+  const at = lines.indexOf('slowest hosts');
+  expect(at).toBeGreaterThan(-1);
+  const rows = new Map<string, string[]>();
+  for (const line of lines.slice(at + 2)) {
+    if (line.trim() === '') break;
+    const [host, urls, ...rest] = line.split(/\s{2,}/);
+    rows.set(host!.replace(/:\d+$/, ''), [urls!, ...rest]);
+  }
+  return rows;
+}
+
+describe('crawl summary, slowest hosts', () => {
+  it('shows a one-URL host with its request\'s own duration, not 0.0 s', async () => {
+    const dir = tmp();
+    const rules = site('User-agent: *\nAllow: /\n');
+    const v = await hosts({
+      // Its page answers after 30 ms, so its time cannot round to nothing on a fast machine.
+      'one.test': (req, res) => (req.url === '/robots.txt' ? rules(req, res) : void setTimeout(() => void rules(req, res), 30)),
+      'two.test': rules,
+    });
+    const list = path.join(dir, 'urls.txt');
+    fs.writeFileSync(list, [`${v.origin('one.test')}/a`, `${v.origin('two.test')}/1`, `${v.origin('two.test')}/2`].join('\n') + '\n');
+    const r = await runCli(['crawl', list, '--user-agent', 'SumBot/1.0', '--out', path.join(dir, 'out'), '--min-interval', '200', ...resolveArgs(v)]);
+    expect(r.code).toBe(0);
+    const rows = slowestRows(r.stdout);
+    const one = rows.get('one.test');
+    expect(one).toBeDefined();
+    const [urls, time, interval, why] = one!;
+    expect(urls).toBe('1');
+    expect(time).not.toBe('0.0 s');
+    expect(time).toMatch(/^\d+ ms$|^\d+\.\d s$/);
+    expect(interval).toBe('-');
+    expect(why).toBe("one request: the server's response time");
+    // A host of several URLs keeps its span, with the interval that made it.
+    expect(rows.get('two.test')![0]).toBe('2');
+    expect(rows.get('two.test')![3]).toBe('the --min-interval floor');
+  });
+});
