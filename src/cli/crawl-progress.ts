@@ -19,8 +19,10 @@ function settled(s: CrawlStats): number {
   return done;
 }
 
-/** Start reporting `total` URLs' progress (redirect targets join the total as they are found). `intervalMs`: between plain lines (non-TTY).
- *  `shared`: a fleet worker's, whose list other workers settle too. `before`: the list's URLs
+/** Start reporting `total` URLs' progress (redirect targets join the total as they are queued,
+ *  as every settled one is counted done). `intervalMs`: between plain lines (non-TTY).
+ *  `shared`: a fleet worker's, whose list other workers settle too: its redirect targets are the
+ *  run's, queued by any worker (this one settles some that others found). `before`: the list's URLs
  *  earlier runs settled (`--resume`), counted as done so that the count is the list's. */
 export function startProgress(job: CrawlJob, frontier: Frontier, total: number, intervalMs: number, shared = false, before = 0): ProgressReporter {
   const earlier = before > 0 ? ` (${before} by earlier runs)` : '';
@@ -41,6 +43,8 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
   }
   let busy = false;
   let stopped = false;
+  /** The run's redirect targets at the latest tick (a fleet's, from its frontier). */
+  let runRedirects = 0;
   const tick = async () => {
     if (busy) return;
     busy = true;
@@ -50,7 +54,9 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
       // A line computed before the run ended must not follow the final one.
       if (stopped) return;
       const done = before + settled(s);
-      const all = before + total + s.redirectsFound;
+      // This worker's own finds miss the targets other workers queued and this one took.
+      runRedirects = Math.max(s.redirectsFound, c.redirects ?? 0);
+      const all = before + total + runRedirects;
       if (bar) {
         bar.setTotal(all);
         bar.update(done, { blocked: s.outcomes.blocked, queued: c.queued, waiting: c.hostsWaiting, left: secs(s.etaMs) });
@@ -75,7 +81,7 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
       // plain line every --progress-interval), and the summary follows at once.
       const s = job.stats();
       const done = settled(s);
-      const all = total + s.redirectsFound;
+      const all = total + Math.max(s.redirectsFound, runRedirects);
       let left = 0;
       for (const h of s.hosts.values()) left += Math.max(0, h.remaining);
       if (bar) {
@@ -83,8 +89,12 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
         bar.update(before + done, { blocked: s.outcomes.blocked, queued: left, waiting: 0, left: '-' });
         bar.stop();
       } else if (shared) {
-        // The rest of the list went to the other workers: nothing is left undone by this one.
-        process.stderr.write(`progress: this worker settled ${count(done, 'URL')} of the run's ${total}, ${s.outcomes.blocked} blocked (final)\n`);
+        // The rest of the list went to the other workers: nothing is left undone by this one. The
+        // run's redirect targets are not all known here (a tick's count may be seconds old): the
+        // ones this worker settled are named apart, not counted against the list.
+        const targets = s.redirectTargets;
+        const of = targets > 0 ? `${count(done, 'URL')} (${done - targets} of the run's ${total} listed, ${count(targets, 'redirect target')})` : `${count(done, 'URL')} of the run's ${total}`;
+        process.stderr.write(`progress: this worker settled ${of}, ${s.outcomes.blocked} blocked (final)\n`);
       } else {
         process.stderr.write(`progress: ${before + done}/${before + Math.max(all, done + left)} done${earlier}, ${s.outcomes.blocked} blocked, ${left} not settled (final)\n`);
       }

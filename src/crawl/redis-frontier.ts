@@ -12,6 +12,8 @@
 //   leases      ZSET  token -> when the lease lapses (ms, Redis clock)
 //   leased      HASH  token -> the taken item as JSON
 //   counts      HASH  queued, inflight, done
+//   via         HASH  redirect target url -> its parent and depth as JSON (noteRedirect): its
+//                     size is how many redirect targets the run has queued
 // and the host's politeness state is the rate limiter's own hash `<prefix>lim:<host>` (see
 // stores/redis-rate-limiter.ts): a URL's lease and its host's lease are one token with one
 // expiry, so a RedisRateLimiter user and the frontier keep the same interval for a host. The
@@ -287,15 +289,16 @@ export class RedisFrontier implements Frontier {
 
   async counts(): Promise<FrontierCounts> {
     const now = Date.now();
-    const [c, hosts, waiting] = await this.conn.run(async (r) => {
+    const [c, hosts, waiting, redirects] = await this.conn.run(async (r) => {
       const p = r.pipeline();
       p.hmget(`${this.R}counts`, 'queued', 'inflight', 'done');
       p.zcard(`${this.R}ready`);
       p.zcount(`${this.R}ready`, `(${now}`, '+inf');
+      p.hlen(`${this.R}via`);
       const out = await p.exec();
       if (!out) throw new Error('pipeline aborted');
       for (const [err] of out) if (err) throw err;
-      return out.map(([, v]) => v) as [(string | null)[], number, number];
+      return out.map(([, v]) => v) as [(string | null)[], number, number, number];
     });
     return {
       queued: Math.max(0, Number(c[0] ?? 0)),
@@ -303,6 +306,7 @@ export class RedisFrontier implements Frontier {
       done: Number(c[2] ?? 0),
       hosts,
       hostsWaiting: waiting,
+      redirects,
     };
   }
 

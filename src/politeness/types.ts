@@ -69,6 +69,9 @@ export interface FrontierCounts {
   readonly hosts: number;
   /** Hosts with queued URLs whose slot is not open yet (waiting on their interval). */
   readonly hostsWaiting: number;
+  /** A fleet's frontier: redirect targets queued as URLs of their own so far, by every worker
+   *  (those noteRedirect recorded). Absent where each crawl knows its own (the memory frontier). */
+  readonly redirects?: number;
 }
 
 /**
