@@ -2,6 +2,7 @@
 // stamps, as a list of documents by verdict and as the per-document record a dataset keeps.
 import type { AuditReader, StoredAttempt } from '../audit/reader.js';
 import { PURPOSES } from '../usage/index.js';
+import { documentFate } from '../report/usage-section.js';
 
 const out = (s: string) => process.stdout.write(s + '\n');
 
@@ -14,7 +15,7 @@ function withUsage(reader: AuditReader): StoredAttempt[] {
 export function printUsage(reader: AuditReader, json: boolean, limit: number): void {
   const rows = withUsage(reader);
   if (json) {
-    for (const r of rows) out(JSON.stringify({ url: r.url, outcome: r.outcome, reason: r.reason, savedPath: r.savedPath, at: r.startedAt, usage: r.usage }));
+    for (const r of rows) out(JSON.stringify({ url: r.url, outcome: r.outcome, reason: r.reason, document: documentFate(r), savedPath: r.savedPath, at: r.startedAt, usage: r.usage }));
     return;
   }
   if (rows.length === 0) {
@@ -27,7 +28,7 @@ export function printUsage(reader: AuditReader, json: boolean, limit: number): v
     out(`${p}: ${reserved.length} reserved, ${allowed.length} allowed, ${rows.length - reserved.length - allowed.length} unknown`);
     for (const r of reserved.slice(0, limit)) {
       const by = r.usage!.purposes[p].signals.map((s) => `${s.kind}${s.line ? ` line ${s.line}` : ''} "${s.value}"`).join('; ');
-      out(`  reserved  ${r.url}  ${r.savedPath ? 'kept' : 'not kept'}  by ${by}`);
+      out(`  reserved  ${r.url}  ${documentFate(r)}  by ${by}`);
     }
     if (reserved.length > limit) out(`  … and ${reserved.length - limit} more`);
   }

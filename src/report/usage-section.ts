@@ -4,6 +4,17 @@ import type { AttemptRow } from '../audit/types.js';
 import { PURPOSES } from '../usage/types.js';
 import { esc } from './escape.js';
 
+/**
+ * What became of a reserved URL's document, from its row: `kept` (saved), `fetched, not kept`
+ * (requested, and its response reserved the purpose, or was not saved), `not requested` (nothing
+ * was sent: robots.txt or TDMRep reserved it, or access was refused). A URL never requested has
+ * no document to keep, which "not kept" alone would leave the reader to guess.
+ */
+export function documentFate(r: Pick<AttemptRow, 'savedPath' | 'status'>): 'kept' | 'fetched, not kept' | 'not requested' {
+  if (r.savedPath) return 'kept';
+  return r.status === null ? 'not requested' : 'fetched, not kept';
+}
+
 /** Reserved documents listed at most per purpose. */
 const MAX_LISTED = 50;
 
@@ -22,7 +33,7 @@ export function usageSection(attempts: readonly AttemptRow[]): string {
       .slice(0, MAX_LISTED)
       .map((r) => {
         const by = r.usage!.purposes[p].signals.map((s) => `${s.kind}${s.line ? ` (line ${s.line})` : ''}: ${s.value}`).join('; ');
-        return `<tr><td>${esc(r.url)}</td><td>${r.savedPath ? 'kept' : 'not kept'}</td><td>${esc(by)}</td></tr>`;
+        return `<tr><td>${esc(r.url)}</td><td>${documentFate(r)}</td><td>${esc(by)}</td></tr>`;
       })
       .join('');
     const more = reserved.length > MAX_LISTED ? `<p class="empty">${reserved.length - MAX_LISTED} more are not listed.</p>` : '';

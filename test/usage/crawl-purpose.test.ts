@@ -99,7 +99,14 @@ describe('crawl --purpose ai-train', () => {
     const usage = await runCli(['audit', out, '--usage']);
     expect(usage.code).toBe(0);
     expect(usage.stdout).toMatch(/^ai-train: 5 reserved, 1 allowed, 0 unknown$/m);
-    expect(usage.stdout).toMatch(/reserved {2}http:\/\/xrobots\.test:\d+\/doc {2}not kept {2}by x-robots-tag "usagebot: noai"/);
+    // A response that reserves: fetched, not kept; what robots.txt or TDMRep reserved: never requested.
+    expect(usage.stdout).toMatch(/reserved {2}http:\/\/xrobots\.test:\d+\/doc {2}fetched, not kept {2}by x-robots-tag "usagebot: noai"/);
+    expect(usage.stdout).toMatch(/reserved {2}http:\/\/robots\.test:\d+\/doc {2}not requested {2}by content-usage line 2/);
+    expect(usage.stdout).toMatch(/reserved {2}http:\/\/tdm\.test:\d+\/doc {2}not requested {2}by tdmrep-file/);
+    const usageJson = (await runCli(['audit', out, '--usage', '--json'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(usageJson.find((x) => x.url.includes('robots.test'))).toMatchObject({ outcome: 'blocked', document: 'not requested' });
+    expect(usageJson.find((x) => x.url.includes('header.test'))).toMatchObject({ outcome: 'fetched', document: 'fetched, not kept' });
+    expect(usageJson.find((x) => x.url.includes('open.test'))).toMatchObject({ document: 'kept' });
     const exp = await runCli(['audit', out, '--export', 'jsonl']);
     expect(exp.code).toBe(0);
     const lines = exp.stdout.trim().split('\n').map((l) => JSON.parse(l));
@@ -113,7 +120,8 @@ describe('crawl --purpose ai-train', () => {
     expect((await runCli(['report', out, '--html', html])).code).toBe(0);
     const page = fs.readFileSync(html, 'utf8');
     expect(page).toContain('<h3>Reserved for ai-train: 5</h3>');
-    expect(page).toMatch(/xrobots\.test:\d+\/doc<\/td><td>not kept<\/td><td>x-robots-tag: usagebot: noai/);
+    expect(page).toMatch(/xrobots\.test:\d+\/doc<\/td><td>fetched, not kept<\/td><td>x-robots-tag: usagebot: noai/);
+    expect(page).toMatch(/robots\.test:\d+\/doc<\/td><td>not requested<\/td>/);
   });
 
   it('a signal that changes mid-run: each row keeps the one in force at its fetch', async () => {
