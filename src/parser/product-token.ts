@@ -51,15 +51,14 @@ function read(userAgent: string): void {
   readEnd = end;
   readFrom = 0;
   if (end - start !== 7 || userAgent.slice(start, end).toLowerCase() !== 'mozilla') return;
-  // Browser-style crawler strings (`Mozilla/5.0 (compatible; GPTBot/1.1; +https://openai.com/gptbot)`,
-  // RFC 9309 §2.2.1's own example) name the crawler after `compatible;` in a comment.
+  // Browser-style crawler strings name the crawler after `compatible;`: in a comment, as RFC 9309
+  // §2.2.1's own example (`Mozilla/5.0 (compatible; ExampleBot/0.1; …)`) and Googlebot do, or
+  // outside one, as OpenAI publishes its agents' headers
+  // (`Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.1; +https://openai.com/gptbot`).
   readFrom = 2;
-  let depth = 0;
   for (let i = end; i < n; i++) {
     const c = userAgent.charCodeAt(i);
-    if (c === 40) depth++;
-    else if (c === 41) depth = depth > 0 ? depth - 1 : 0;
-    else if (depth > 0 && (c === 99 || c === 67) && i + 10 <= n && !isTokenChar(userAgent.charCodeAt(i - 1))) {
+    if ((c === 99 || c === 67) && i + 10 <= n && !isTokenChar(userAgent.charCodeAt(i - 1))) {
       if (userAgent.slice(i, i + 10).toLowerCase() !== 'compatible') continue;
       let j = i + 10;
       while (j < n && isBlank(userAgent.charCodeAt(j))) j++;
@@ -84,9 +83,11 @@ function read(userAgent: string): void {
 /**
  * The crawler's product token, read from its User-Agent string: the leading product (up to the first
  * `/`, `;`, parenthesis, white space or the end), except when that product is `Mozilla`: then the
- * product after the first `compatible;` inside a parenthesised comment.
+ * product after the first `compatible;`, inside a parenthesised comment or not.
  * - `'ExampleBot/2.1 (+https://bot.example/info)'` → `'ExampleBot'`
  * - `'Mozilla/5.0 (compatible; GPTBot/1.1; +https://openai.com/gptbot)'` → `'GPTBot'`
+ * - `'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.1; +https://openai.com/gptbot'`
+ *   (OpenAI's published form, `compatible;` outside the parentheses) → `'GPTBot'`
  * - `'Mozilla/5.0 (Windows NT 10.0) … Chrome/120.0 Safari/537.36'` → `'Mozilla'` (names no crawler:
  *   only `*` groups, and groups naming Mozilla, apply; RobotsGate refuses such a string)
  * The result may hold characters a token may not (`'Jävla-Bot/1'` → `'Jävla-Bot'`); such a crawler

@@ -20,6 +20,21 @@ function file(dir: string, name: string, body: string): string {
 const json = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l));
 
 describe("GPTBot's real header is disallowed through every CLI door", () => {
+  it("OpenAI's published form (compatible; outside the parentheses) is GPTBot for check and crawl", async () => {
+    const v = await hosts({ 'names.test': site(NAMING_FILE) });
+    const url = `${v.origin('names.test')}/articles/1`;
+    const ua = ['--user-agent', HEADERS.gptbotPublished];
+    const check = await runCli(['check', url, ...ua, '--json', ...resolveArgs(v)]);
+    expect(check.stderr).toBe('');
+    expect(check.code).toBe(1);
+    expect(json(check.stdout)[0]).toMatchObject({ allowed: false, group: { userAgents: ['GPTBot'] }, productToken: 'GPTBot', productTokenReadFrom: 'compatible; GPTBot/1.1' });
+    const dir = tmp();
+    const crawl = await runCli(['crawl', file(dir, 'urls.txt', `${url}\n`), ...ua, '--out', path.join(dir, 'out'), '--min-interval', '0', ...resolveArgs(v)]);
+    expect(crawl.code).toBe(0);
+    expect(crawl.stdout).toMatch(/blocked\s+1/);
+    expect(v.requests('names.test').filter((r) => r.path !== '/robots.txt')).toHaveLength(0);
+  });
+
   it('check and explain, fetched and --robots-file; crawl sends nothing to the site but robots.txt', async () => {
     const v = await hosts({ 'names.test': site(NAMING_FILE) });
     const url = `${v.origin('names.test')}/articles/1`;

@@ -42,6 +42,9 @@ describe('the token read from the User-Agent', () => {
       ['googlebotSmartphone', '/google-only/x', 'Googlebot'],
       ['bingbot', '/bing-only/x', 'bingbot'],
       ['claudebot', '/claude-only/x', 'ClaudeBot'],
+      // OpenAI's published headers: `compatible;` outside the parentheses.
+      ['chatgptUser', '/chatgpt-only/x', 'ChatGPT-User'],
+      ['oaiSearchbot', '/oai-search-only/x', 'OAI-SearchBot'],
       ['mj12bot', '/mj12-only/x', 'MJ12bot'],
       ['img2dataset', '/img2-only/x', 'img2dataset'],
     ];

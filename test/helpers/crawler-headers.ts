@@ -12,6 +12,10 @@ export const HEADERS = {
   bingbot:
     'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36',
   gptbot: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)',
+  /** OpenAI's agents as OpenAI publishes them: `compatible;` outside the parentheses. */
+  gptbotPublished: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.1; +https://openai.com/gptbot',
+  chatgptUser: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot',
+  oaiSearchbot: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; OAI-SearchBot/1.0; +https://openai.com/searchbot',
   claudebot: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)',
   /** No `compatible;` product: the crawler must say its token (productToken: 'AI2Bot'). */
   ai2bot: 'Mozilla/5.0 (compatible) AI2Bot (+https://www.allenai.org/crawler)',
@@ -38,6 +42,12 @@ Disallow: /
 
 User-agent: ClaudeBot
 Disallow: /claude-only/
+
+User-agent: ChatGPT-User
+Disallow: /chatgpt-only/
+
+User-agent: OAI-SearchBot
+Disallow: /oai-search-only/
 
 User-agent: AI2Bot
 Disallow: /ai2-only/

@@ -77,11 +77,21 @@ describe('the token read from a User-Agent string', () => {
     expect(productToken('mozilla/5.0 (COMPATIBLE ;  Lower-Bot_2)')).toBe('Lower-Bot_2');
   });
 
+  it("reads OpenAI's agents as OpenAI publishes their headers, compatible; outside the parentheses", () => {
+    expect(productToken(HEADERS.gptbotPublished)).toBe('GPTBot');
+    expect(productToken(HEADERS.chatgptUser)).toBe('ChatGPT-User');
+    expect(productToken(HEADERS.oaiSearchbot)).toBe('OAI-SearchBot');
+    expect(readProductToken(HEADERS.gptbotPublished)).toEqual({ token: 'GPTBot', from: 'compatible', text: 'compatible; GPTBot/1.1' });
+    expect(productToken('Mozilla/5.0 compatible; NotInAComment/1')).toBe('NotInAComment');
+    // `compatible` must be a word of its own, followed by `;`.
+    expect(productToken('Mozilla/5.0 incompatible; Other/1')).toBe('Mozilla');
+    expect(productToken('Mozilla/5.0 (Windows NT 10.0) compatible')).toBe('Mozilla');
+  });
+
   it('a Mozilla string with no compatible; product stays Mozilla', () => {
     expect(productToken(HEADERS.chrome)).toBe('Mozilla');
     expect(productToken(HEADERS.ai2bot)).toBe('Mozilla'); // `(compatible)` has no `;`
     expect(productToken('Mozilla/5.0 (compatible; )')).toBe('Mozilla');
-    expect(productToken('Mozilla/5.0 compatible; NotInAComment/1')).toBe('Mozilla');
     expect(productToken('Mozilla denybot 99.9')).toBe('Mozilla');
   });
 
@@ -123,6 +133,9 @@ describe('real headers against a file that names them', () => {
     ['bingbot', '/bing-only/x', 'bingbot'],
     ['gptbot', '/anything', 'GPTBot'],
     ['claudebot', '/claude-only/x', 'ClaudeBot'],
+    ['gptbotPublished', '/anything', 'GPTBot'],
+    ['chatgptUser', '/chatgpt-only/x', 'ChatGPT-User'],
+    ['oaiSearchbot', '/oai-search-only/x', 'OAI-SearchBot'],
     ['mj12bot', '/mj12-only/x', 'MJ12bot'],
     ['img2dataset', '/img2-only/x', 'img2dataset'],
   ];
@@ -131,6 +144,6 @@ describe('real headers against a file that names them', () => {
     expect(m.allowed).toBe(false);
     expect(m.group?.userAgents).toEqual([group]);
     // Its own group, not *: /private/ is only the others'.
-    if (name !== 'gptbot') expect(r.isAllowed('/private/x', HEADERS[name])).toBe(true);
+    if (name !== 'gptbot' && name !== 'gptbotPublished') expect(r.isAllowed('/private/x', HEADERS[name])).toBe(true);
   });
 });
