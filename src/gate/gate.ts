@@ -3,7 +3,7 @@
 // flight through the store) and every caller waits for that one fetch.
 import { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
-import { fetchRobotsTxt } from '../fetcher/robots-fetcher.js';
+import { fetchRobotsTxt, type RobotsFetchResult } from '../fetcher/robots-fetcher.js';
 import { createResolvingAgent } from '../fetcher/resolving-agent.js';
 import { parseHttpUrl, robotsUrlOf, splitCanonicalUrl, splitHostname, splitOrigin, splitPathStart, splitPlain } from '../fetcher/url.js';
 import { MemoryPolicyStore } from '../stores/memory-policy-store.js';
@@ -450,7 +450,33 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       const { bytes: _bytes, ...rest } = result;
       fetchChannel.publish({ origin, result: rest });
     }
+    this.#adoptRedirectTarget(origin, result);
     return recordFromFetch(origin, result, previous, this.#o);
+  }
+
+  /**
+   * A robots.txt that redirected to another origin's /robots.txt brought that origin's own file:
+   * kept for that origin (in the store, where its first check looks) unless it has a copy or a
+   * fetch of its own, so the same URL is not requested twice in a run. The bytes are what that URL
+   * served this user agent a moment ago; §2.4 lets a crawler use a cached copy.
+   */
+  #adoptRedirectTarget(origin: string, result: RobotsFetchResult): void {
+    if (result.kind !== 'parsed' || result.hops.length < 2) return;
+    let target: URL;
+    try {
+      target = new URL(result.finalUrl);
+    } catch {
+      return;
+    }
+    const to = target.origin;
+    if (to === origin || target.pathname !== '/robots.txt' || target.search !== '' || this.#flights.has(to) || this.#local.peek(to) !== undefined) return;
+    const own: RobotsFetchResult = { ...result, robotsUrl: result.finalUrl, hops: result.hops.slice(-1) };
+    const record = recordFromFetch(to, own, undefined, this.#o);
+    // Only where the origin has nothing fresher: a store shared by a fleet may hold its own copy.
+    void this.#store
+      .get(to)
+      .then((have) => (have !== undefined && have.expiresAt > Date.now() ? undefined : this.#store.set(record)))
+      .catch(() => {});
   }
 
   /** Parse a record into a local entry, and publish what changed since `seen`. */

@@ -201,6 +201,11 @@ describe('3xx (§2.3.1.2)', () => {
     expect(d.policy.finalUrl).toBe(`${vh.origin('target.test')}/robots.txt`);
     expect(robotsRequests('cross.test')).toBe(1);
     expect(robotsRequests('target.test')).toBe(1);
+    // The target's own file came with that redirect: its first check sends no second request.
+    const t = await gate.check(`${vh.origin('target.test')}/from-target`);
+    expect(t).toMatchObject({ allowed: false, reason: 'disallowed-by-rule', origin: vh.origin('target.test') });
+    expect(t.policy).toMatchObject({ robotsUrl: `${vh.origin('target.test')}/robots.txt`, finalUrl: `${vh.origin('target.test')}/robots.txt`, sha256: d.policy.sha256 });
+    expect(robotsRequests('target.test')).toBe(1);
   });
 
   it('a redirect loop: unavailable, allowed', async () => {
