@@ -75,6 +75,17 @@ export type TimelineEntry =
   | ({ readonly type: 'attempt'; readonly at: string } & StoredAttempt)
   | ({ readonly type: 'policy-change'; readonly at: string } & StoredPolicyChange);
 
+/** See AuditReader.lastPolicies. */
+export interface LastPolicy {
+  readonly sha256: string;
+  /** When that version was fetched (ms since epoch). */
+  readonly at: number;
+  /** The run whose row or change it comes from (null: from the policy row alone). */
+  readonly runId: string | null;
+  /** That run had the host under override (an overridden row, or a wait for the override interval). */
+  readonly overridden: boolean;
+}
+
 export interface AuditReader {
   /** The files read (base names). */
   readonly files: readonly string[];
@@ -105,5 +116,11 @@ export interface AuditReader {
    *  and the interval (ms) that applied before its latest request that had one (null if none):
    *  what a later run needs to keep the host's politeness across a restart. */
   lastSent(): Map<string, { endedAt: number; intervalMs: number | null }>;
+  /** Per host (`URL.host`): the robots.txt version it was last known under (the stamp of its
+   *  latest row, or a later fetch no row went by yet): the Crawl-delay an earlier run kept. */
+  lastPolicies(): Map<string, LastPolicy>;
+  /** Hosts a run may have sent to: those of its rows and policy changes, and the origins of
+   *  policy bodies first fetched after it started. */
+  runHosts(runId: string): Set<string>;
   close(): void;
 }

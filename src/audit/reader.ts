@@ -7,7 +7,7 @@ import { openReadOnly } from './open-read-only.js';
 import type { AttemptOutcome, PolicyChangeRow, PolicyRow } from './types.js';
 
 export type { StoredAttempt, StoredPolicyChange, RunSummary, HostSummary, AttemptFilter, PolicyVersion, TimelineEntry, AuditReader } from './read-types.js';
-import type { StoredAttempt, StoredPolicyChange, RunSummary, HostSummary, AttemptFilter, PolicyVersion, TimelineEntry, AuditReader } from './read-types.js';
+import type { StoredAttempt, StoredPolicyChange, RunSummary, HostSummary, AttemptFilter, PolicyVersion, TimelineEntry, AuditReader, LastPolicy } from './read-types.js';
 
 /** Thrown when DIR holds no audit file, or one cannot be read. code `ERR_AUDIT_READ`. */
 export class AuditReadError extends Error {
@@ -384,6 +384,49 @@ class MergedAudit implements AuditReader {
     return out;
   }
 
+  lastPolicies(): Map<string, LastPolicy> {
+    const out = new Map<string, LastPolicy>();
+    const offer = (origin: string, host: string | null, sha256: string, at: string, runId: string | null) => {
+      const ms = Date.parse(at);
+      const h = host ?? hostOf(origin);
+      if (h === '' || !Number.isFinite(ms)) return;
+      const prev = out.get(h);
+      if (!prev || ms > prev.at) out.set(h, { sha256, at: ms, runId, overridden: false });
+    };
+    const overridden = new Set<string>();
+    for (const { db } of this.dbs) {
+      // The version a host's latest stamped row went by (SQLite takes the bare columns from the MAX row).
+      const rows = db.prepare(`SELECT host, robots_url AS robotsUrl, policy_sha256 AS sha256, policy_fetched_at AS at, run_id AS runId, MAX(seq)
+        FROM attempts WHERE host != '' AND policy_sha256 IS NOT NULL AND policy_fetched_at IS NOT NULL GROUP BY host`).all() as { host: string; robotsUrl: string; sha256: string; at: string; runId: string }[];
+      for (const r of rows) offer(r.robotsUrl, r.host, r.sha256, r.at, r.runId);
+      // A fetch no row went by yet (the run was killed before its first request there): its
+      // policy row, or the change it recorded (a body seen before keeps its first fetched_at).
+      for (const r of db.prepare('SELECT origin, sha256, fetched_at AS at FROM policies').all() as { origin: string; sha256: string; at: string }[]) offer(r.origin, null, r.sha256, r.at, null);
+      for (const r of db.prepare('SELECT origin, new_sha256 AS sha256, at, run_id AS runId FROM policy_changes WHERE new_sha256 IS NOT NULL').all() as { origin: string; sha256: string; at: string; runId: string }[]) {
+        offer(r.origin, null, r.sha256, r.at, r.runId);
+      }
+      const sql = "SELECT run_id AS runId, host FROM attempts WHERE outcome = 'overridden' OR wait_reason = 'override' GROUP BY run_id, host";
+      for (const r of db.prepare(sql).all() as { runId: string; host: string }[]) overridden.add(`${r.runId} ${r.host}`);
+    }
+    for (const [host, p] of out) if (p.runId !== null && overridden.has(`${p.runId} ${host}`)) out.set(host, { ...p, overridden: true });
+    return out;
+  }
+
+  runHosts(runId: string): Set<string> {
+    const out = new Set<string>();
+    for (const { db } of this.dbs) {
+      for (const r of db.prepare("SELECT DISTINCT host FROM attempts WHERE run_id = ? AND host != ''").all(runId) as { host: string }[]) out.add(r.host);
+      // Policy rows carry no run: a body first fetched once the run had started may be its fetch.
+      const sql = `SELECT DISTINCT origin FROM policy_changes WHERE run_id = @runId
+        UNION SELECT DISTINCT origin FROM policies WHERE fetched_at >= (SELECT started_at FROM runs WHERE run_id = @runId)`;
+      for (const r of db.prepare(sql).all({ runId }) as { origin: string }[]) {
+        const h = hostOf(r.origin);
+        if (h !== '') out.add(h);
+      }
+    }
+    return out;
+  }
+
   close(): void {
     for (const { db } of this.dbs) db.close();
   }
@@ -410,4 +453,13 @@ function toPolicy(r: Record<string, unknown>): PolicyRow {
     status: /^\d+$/.test(status) ? Number(status) : status,
     sitemaps: JSON.parse(r.sitemaps as string) as string[],
   };
+}
+
+/** `URL.host` of an origin or robots.txt URL ('' when it is not one). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
 }

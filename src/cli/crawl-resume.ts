@@ -3,6 +3,8 @@
 // interval from it).
 import path from 'node:path';
 import { auditFiles, openAudit } from '../audit/reader.js';
+import { count as plural } from './plural.js';
+import { readResumeSeeds, type HostSeed } from './resume-seeds.js';
 
 export interface EarlierRunsOptions {
   readonly outDir: string;
@@ -19,7 +21,8 @@ export interface EarlierRunsOptions {
 
 export interface EarlierRuns {
   readonly done: ReadonlySet<string>;
-  readonly lastSent: ReadonlyMap<string, { endedAt: number; intervalMs: number | null }>;
+  /** Per host: its last response in an earlier run, and the interval to keep from it. */
+  readonly lastSent: ReadonlyMap<string, HostSeed>;
   readonly unfollowed: readonly { url: string; parentUrl: string; depth: number }[];
   readonly resumeOf: string | null;
 }
@@ -29,13 +32,20 @@ export interface EarlierRuns {
 export function readEarlierRuns(o: EarlierRunsOptions): EarlierRuns | 'usage' | 'audit' {
   let done = new Set<string>();
   // When each host last saw a request from an earlier run in DIR (Ctrl-C, then --resume at once):
-  // this run's first request to it keeps the interval from that one.
-  let lastSent = new Map<string, { endedAt: number; intervalMs: number | null }>();
+  // this run's first request to it keeps the interval that run kept (its Crawl-delay too) from
+  // that one; a run killed with requests in flight counts as answered when it was gone.
+  let lastSent = new Map<string, HostSeed>();
   if (!o.redis && auditFiles(o.outDir).length > 0) {
     try {
       const reader = openAudit(o.outDir);
-      lastSent = reader.lastSent();
+      const read = readResumeSeeds(reader, listHosts(o.list.urls), Date.now());
       reader.close();
+      lastSent = read.seeds;
+      for (const u of read.unfinished) {
+        o.say(
+          `run ${u.runId} did not end cleanly (no end recorded: killed?): requests it had in flight left no row, so ${plural(u.hosts, 'host')} it may have been sending to ${u.hosts === 1 ? 'is' : 'are'} taken as answered at ${new Date(u.diedBy).toISOString()}, when it was gone at the latest: the first request to each waits its full interval from then`,
+        );
+      }
     } catch {
       // An unreadable audit is reported below (--resume) or appended to; nothing to seed from.
     }
@@ -82,4 +92,16 @@ export function readEarlierRuns(o: EarlierRunsOptions): EarlierRuns | 'usage' | 
     }
   }
   return { done, lastSent, unfollowed, resumeOf };
+}
+
+function listHosts(urls: readonly { url: string }[]): Set<string> {
+  const out = new Set<string>();
+  for (const u of urls) {
+    try {
+      out.add(new URL(u.url).host);
+    } catch {
+      // The list holds only URLs that parsed; nothing to add otherwise.
+    }
+  }
+  return out;
 }

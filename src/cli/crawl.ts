@@ -268,9 +268,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const frontier = fleet?.frontier ?? new MemoryFrontier({ ...frontierOptions, overrideIntervalMs: gate.overrideIntervalMs });
     for (const [host, last] of lastSent) frontier.seedHost?.(host, last.endedAt, last.intervalMs);
     // The limiter too: this run's first request to a host, its robots.txt included, keeps the
-    // interval after the earlier run's last response.
+    // interval after the earlier run's last response, the earlier run's Crawl-delay included.
     const pacer = pacerFor(gate.limiter);
-    for (const [host, last] of lastSent) await pacer.seed(host, last.endedAt);
+    for (const [host, last] of lastSent) await pacer.seed(host, last.endedAt, last.notBefore);
     const controller = new AbortController();
     // Every request in flight and every wait for a host's slot listens on the run's signal (Ctrl-C
     // ends them all): Node's default of 10 listeners would warn of a leak at the default concurrency.

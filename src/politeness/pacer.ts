@@ -186,10 +186,13 @@ export class Pacer {
   /**
    * Count a response that ended at `endedAt` (ms since epoch) before this process started
    * (read back from an earlier run), so the host's first request now keeps its interval.
+   * @param notBefore no request to the host before this (ms since epoch), whatever interval it
+   *   asks for: `endedAt` + the interval the earlier run kept (its Crawl-delay), which this run's
+   *   first request (robots.txt) cannot know yet.
    */
-  async seed(host: string, endedAt: number): Promise<void> {
+  async seed(host: string, endedAt: number, notBefore?: number): Promise<void> {
     const r = await this.limiter.tryAcquire(host, 0, this.leaseMs);
-    if (r.ok) await this.limiter.release(r.lease, endedAt);
+    if (r.ok) await this.limiter.release(r.lease, endedAt, notBefore);
   }
 
   async #takeWithin(host: string, interval: Interval, signal: Cancellation | undefined, url: string | undefined, within: Lease): Promise<Slot> {
