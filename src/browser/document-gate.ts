@@ -13,7 +13,7 @@ import { sessionChannel, type Channel } from './channel.js';
 import type { Claim, TargetInfo } from './claim.js';
 import type { NavigationPace } from './navigation-pace.js';
 import { frameUrlOf, uaHeaders, type Verdict } from './target-gate.js';
-import type { GatedRequest } from './types.js';
+import type { GatedRequest, NavigationWait } from './types.js';
 
 /** What one gatePage / gateContext handle gives the browser-level session. */
 export interface DocumentOwner {
@@ -179,38 +179,52 @@ class DocumentGate {
     );
     await Promise.all(claims.map((c) => c?.ready.catch(() => {})));
     const gated = claims.every((c) => c?.isReady);
-    // The matched Playwright request, for the caller's response() and failure().
-    owners.forEach(([o, _], i) => {
-      const claim = claims[i] ?? null;
-      const base = entry(verdicts[i]!, claim);
-      const wait = claim?.started && gated ? claim.started.wait(e.request.method, url, 2_000) : Promise.resolve(null);
-      void wait.then((request) =>
-        o.record(request ? { ...base, request, frameUrl: frameUrlOf(request, base.frameUrl, claim?.page ?? null) } : base),
-      );
-    });
-    if (gated) return this.paced(e, url, owners, claims as Claim[], verdicts);
+    // Each owner's entry once the document went (or could not): a paced one starts after its wait.
+    const emit = (sent: { at: string; wait: NavigationWait | null } | null): void =>
+      owners.forEach(([o, _], i) => {
+        const claim = claims[i] ?? null;
+        const base = { ...entry(verdicts[i]!, claim), ...(sent ? { sentAt: sent.at, wait: sent.wait } : {}) };
+        // The matched Playwright request, for the caller's response() and failure().
+        const wait = sent && claim?.started && gated ? claim.started.wait(e.request.method, url, 2_000) : Promise.resolve(null);
+        void wait.then((request) =>
+          o.record(request ? { ...base, request, frameUrl: frameUrlOf(request, base.frameUrl, claim?.page ?? null) } : base),
+        );
+      });
+    if (gated) return emit(await this.paced(e, owners, claims as Claim[], verdicts));
     // Fail closed: a page that could not be gated does not load.
     await this.channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+    emit(null);
   }
 
-  /** Lets document `e` go once it holds its host's slot, when an owner paces navigations. */
-  private async paced(e: DocumentPaused, url: string, owners: Array<[DocumentOwner, Claim | null]>, claims: Claim[], verdicts: Verdict[]): Promise<void> {
+  /**
+   * Lets document `e` go once it holds its host's slot, when an owner paces navigations.
+   * @returns when it was let go and the interval it waited for; null when it was not (its page
+   *  closed, or its owner unregistered, while it waited).
+   */
+  private async paced(e: DocumentPaused, owners: Array<[DocumentOwner, Claim | null]>, claims: Claim[], verdicts: Verdict[]): Promise<{ at: string; wait: NavigationWait | null } | null> {
     const userAgent = owners[0]![0].userAgent;
     const i = owners.findIndex(([o]) => o.pace);
     const pace = owners[i]?.[0].pace;
-    if (!pace) return void this.go(e, userAgent);
+    if (!pace) {
+      const at = new Date().toISOString();
+      await this.go(e, userAgent);
+      return { at, wait: null };
+    }
     const key = e.networkId ?? e.requestId;
     // The pacing owner's claim on the page ends (page closed) or the owner unregisters: it stops waiting.
     const claim = claims[i]!;
     const lifetime = this.lifetimes.get(owners[i]![0]);
     const signal = lifetime ? AbortSignal.any([claim.gone.signal, lifetime.signal]) : claim.gone.signal;
+    let wait: NavigationWait | null;
     try {
-      await pace.hold(key, e.frameId, url, signal, verdicts[i]!.decision ?? undefined);
+      wait = await pace.hold(key, e.frameId, e.request.url, signal, verdicts[i]!.decision ?? undefined);
     } catch {
       await this.channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {});
-      return;
+      return null;
     }
+    const at = new Date().toISOString();
     if ((await this.go(e, userAgent)) instanceof Error) pace.slots.end(key);
+    return { at, wait };
   }
 }
 

@@ -4,4 +4,4 @@ export { gatePage, gateContext, whenGuarded, blockedChannel } from './gate-page.
 export { newGatedContext, type GatedContext } from './context.js';
 export { launchChromium, hostResolverRules, loadPlaywright, CHROMIUM_ARGS, DEFAULT_CHROMIUM, type LaunchOptions } from './launch.js';
 export { BrowserNotFoundError, PlaywrightMissingError } from './errors.js';
-export type { BrowserGate, GatedRequest, GateHandle, GateHandleEvents, GateOptions } from './types.js';
+export type { BrowserGate, GatedRequest, GateHandle, GateHandleEvents, GateOptions, NavigationWait } from './types.js';

@@ -17,10 +17,10 @@
 // - the target gone (its page closed, the gate disposed), or HOLD_MS without any of these.
 import { backoffUntil } from '../gate/pace.js';
 import type { Interval } from '../politeness/interval.js';
-import { pacerFor, type Pacer, type Slot } from '../politeness/pacer.js';
+import { pacerFor, waitChannel, type Pacer, type Slot, type WaitEvent } from '../politeness/pacer.js';
 import type { Decision } from '../gate/types.js';
 import type { Lease, RateLimiter } from '../stores/types.js';
-import type { GateOptions, TakenSlot } from './types.js';
+import type { GateOptions, NavigationWait, TakenSlot } from './types.js';
 
 /** What navigation pacing needs of a gate: a `RobotsGate` has both. */
 export interface PacingGate {
@@ -71,21 +71,37 @@ export class NavigationSlots {
    * @param within a lease on the host the caller holds (GateOptions.heldSlots): taken under it.
    * @param taken the host's slot the caller took for this very document (GateOptions.heldSlots):
    *   held as its own, without waiting.
+   * @returns the interval the slot was taken under, for the audit; null when no slot was taken
+   *   here (`key` held it already, another session took it meanwhile, or the caller's `taken`).
    * @throws (rejects) the signal's reason when `signal` aborts first (the target is gone).
    */
-  async hold(key: string, frameId: string, url: string, interval: () => Interval, signal: AbortSignal, within?: Lease, taken?: TakenSlot): Promise<void> {
+  async hold(key: string, frameId: string, url: string, interval: () => Interval, signal: AbortSignal, within?: Lease, taken?: TakenSlot): Promise<NavigationWait | null> {
     const known = this.#held.get(key);
-    if (known?.url === url) return;
+    if (known?.url === url) return null;
     this.end(key);
     const other = this.#byFrame.get(frameId);
     if (other !== undefined) this.end(other);
-    const slot = taken ? adopted(taken) : await this.#pacer.take(new URL(url).host, interval(), signal, url, within);
+    let wait: NavigationWait | null = null;
+    let slot: Pick<Slot, 'release'>;
+    if (taken) slot = adopted(taken);
+    else {
+      const iv = interval();
+      const heard = hearWait(url);
+      let took: Slot;
+      try {
+        took = await this.#pacer.take(new URL(url).host, iv, signal, url, within);
+      } finally {
+        heard.stop();
+      }
+      slot = took;
+      wait = { reason: heard.event?.reason ?? iv.reason, intervalMs: iv.ms, waitedMs: took.waitedMs };
+    }
     // Gone meanwhile, or held for this hop by another session: nothing was sent under this slot,
     // so it goes back uncounted.
     if (signal.aborted || this.#held.get(key)?.url === url) {
       slot.release(0).catch(() => {});
       if (signal.aborted) throw signal.reason;
-      return;
+      return null;
     }
     this.end(key);
     const timer = setTimeout(() => this.end(key), HOLD_MS);
@@ -94,6 +110,7 @@ export class NavigationSlots {
     signal.addEventListener('abort', onGone, { once: true });
     this.#held.set(key, { url, frameId, slot, timer, unlisten: () => signal.removeEventListener('abort', onGone) });
     this.#byFrame.set(frameId, key);
+    return wait;
   }
 
   /**
@@ -137,6 +154,39 @@ export class NavigationSlots {
   }
 }
 
+/** Navigations waiting in a Pacer now, by URL, oldest first: each gets the wait the Pacer publishes
+ *  for it. The Pacer says on `robots-gate:wait` whether a take really waited and why (`backoff`
+ *  when a 429/503 of any door held the host), which its Slot does not carry. The Pacer's queue is
+ *  FIFO per host, and it publishes a waiter's event just before granting it: the oldest listener
+ *  of a URL is the one granted. */
+const listening = new Map<string, Array<{ event: WaitEvent | undefined }>>();
+const onWait = (m: unknown): void => {
+  const ev = m as WaitEvent;
+  if (ev.url === undefined) return;
+  const l = listening.get(ev.url)?.find((x) => x.event === undefined);
+  if (l) l.event = ev;
+};
+
+/** Listens for the wait the Pacer publishes for `url`'s next take; stop() once it is granted. */
+function hearWait(url: string): { readonly event: WaitEvent | undefined; stop(): void } {
+  const l: { event: WaitEvent | undefined } = { event: undefined };
+  if (listening.size === 0) waitChannel.subscribe(onWait);
+  let list = listening.get(url);
+  if (list === undefined) listening.set(url, (list = []));
+  list.push(l);
+  return {
+    get event() {
+      return l.event;
+    },
+    stop() {
+      const i = list.indexOf(l);
+      if (i >= 0) list.splice(i, 1);
+      if (list.length === 0 && listening.get(url) === list) listening.delete(url);
+      if (listening.size === 0) waitChannel.unsubscribe(onWait);
+    },
+  };
+}
+
 /** A slot the caller took, released as the Pacer's are (a promise that may reject). */
 function adopted(taken: TakenSlot): Pick<Slot, 'release'> {
   return { release: async (endedAt, notBefore) => void (await taken.release(endedAt, notBefore)) };
@@ -161,8 +211,8 @@ export interface NavigationPace {
   /** Holds document `key` at `url` (frame `frameId`, allowed by `decision`) as NavigationSlots.hold
    *  does, unless the caller serves it itself (GateOptions.heldSlots.served: nothing to hold); in
    *  the slot the caller took for it (`taken`), or under the caller's lease on the host when it
-   *  has one. */
-  hold(key: string, frameId: string, url: string, signal: AbortSignal, decision?: Decision): Promise<void>;
+   *  has one. Resolves with the interval its slot was taken under (null: none taken here). */
+  hold(key: string, frameId: string, url: string, signal: AbortSignal, decision?: Decision): Promise<NavigationWait | null>;
 }
 
 /**
@@ -178,8 +228,8 @@ export function navigationPace(gate: Partial<PacingGate>, politeness: boolean | 
     slots,
     interval,
     hold: async (key, frameId, url, signal, decision) => {
-      if (held?.served?.(url)) return;
-      await slots.hold(key, frameId, url, () => interval(url, decision), signal, held?.lease?.(new URL(url).host), held?.taken?.(url));
+      if (held?.served?.(url)) return null;
+      return slots.hold(key, frameId, url, () => interval(url, decision), signal, held?.lease?.(new URL(url).host), held?.taken?.(url));
     },
   };
 }

@@ -10,7 +10,7 @@ import type { Decision } from '../gate/types.js';
 import type { Channel } from './channel.js';
 import type { NavigationPace } from './navigation-pace.js';
 import type { RequestLike, RequestMatcher } from './request-matcher.js';
-import type { GatedRequest } from './types.js';
+import type { GatedRequest, NavigationWait } from './types.js';
 
 /** What an entry reads of the driver's request object (Playwright's and Puppeteer's fit). */
 export interface DriverRequest extends RequestLike {
@@ -73,6 +73,12 @@ interface AttachedToTarget {
   sessionId: string;
   targetInfo: { targetId: string; type: string; url: string };
   waitingForDebugger: boolean;
+}
+
+/** When an allowed request was let go, and the host interval it waited for (paced navigations). */
+interface Sent {
+  readonly at: string;
+  readonly wait: NavigationWait | null;
 }
 
 /** Nothing leaves an http(s)-less URL (data:, blob:, about:): robots.txt governs HTTP(S) only. */
@@ -159,45 +165,63 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
 
   const settle = (e: RequestPaused, url: string, from: string | null, v: Verdict): void => {
     const allowed = v.decision?.allowed === true;
-    if (allowed) {
-      const headers = uaHeaders(e.request.headers, o.userAgent);
-      const go = () => channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId });
-      if (pace && e.resourceType === 'Document') paced(pace, e, url, v.decision!, go);
-      else go().catch(() => {});
-    } else {
-      channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
-    }
+    const at = new Date().toISOString();
     const page = o.page();
-    const entry = (request: R | null): GatedRequest<R, P> => ({
+    // The frame's document at the decision: the one that asked for this request.
+    const frameUrl = frames.get(e.frameId);
+    const entry = (request: R | null, sent: Sent | null): GatedRequest<R, P> => ({
       url,
       method: e.request.method,
       // Playwright's type where it knows the request: DevTools' Fetch domain calls fetch() 'XHR'.
       resourceType: request?.resourceType() ?? e.resourceType.toLowerCase(),
       isNavigation: e.resourceType === 'Document',
-      frameUrl: frameUrlOf(request, frames.get(e.frameId), page),
+      frameUrl: frameUrlOf(request, frameUrl, page),
       redirectedFrom: from,
       decision: v.decision,
       error: v.error,
-      at: new Date().toISOString(),
+      at,
+      ...(sent ? { sentAt: sent.at, wait: sent.wait } : {}),
       request,
       page,
       frameId: e.frameId,
       requestId: e.networkId ?? e.requestId,
     });
-    const matcher = o.requests(allowed);
-    if (!matcher) return o.record(entry(null));
-    // Playwright learns of a request only once it is under way (or failed): wait for its object.
-    void matcher.wait(e.request.method, url, allowed ? MATCH_WAIT_MS : BLOCKED_MATCH_WAIT_MS).then((request) => o.record(entry(request)));
+    const emit = (sent: Sent | null): void => {
+      const matcher = o.requests(allowed);
+      if (!matcher) return o.record(entry(null, sent));
+      // Playwright learns of a request only once it is under way (or failed): wait for its object.
+      void matcher.wait(e.request.method, url, allowed ? MATCH_WAIT_MS : BLOCKED_MATCH_WAIT_MS).then((request) => o.record(entry(request, sent)));
+    };
+    if (!allowed) {
+      channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+      return emit(null);
+    }
+    const headers = uaHeaders(e.request.headers, o.userAgent);
+    const go = () => channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId });
+    // A paced navigation is recorded once it is let go: its row starts then, after its slot wait
+    // (an audit stamped at the decision shows gaps shorter than the interval the host got).
+    if (pace && e.resourceType === 'Document') return paced(pace, e, url, v.decision!, go, emit);
+    go().catch(() => {});
+    emit({ at, wait: null });
   };
 
-  /** Sends `go` once the document holds its host's slot; a document that cannot go frees it. */
-  const paced = (p: NavigationPace, e: RequestPaused, url: string, decision: Decision, go: () => Promise<unknown>): void => {
+  /** Sends `go` once the document holds its host's slot, then `emit`s it (with no `Sent` when its
+   *  target went away first: nothing was sent); a document that cannot go frees the slot. */
+  const paced = (p: NavigationPace, e: RequestPaused, url: string, decision: Decision, go: () => Promise<unknown>, emit: (sent: Sent | null) => void): void => {
     const key = e.networkId ?? e.requestId;
     const sent: Promise<void> = p.hold(key, e.frameId, url, closed, decision).then(
-      () => void go().catch(() => p.slots.end(key)),
+      (wait) => {
+        const at = new Date().toISOString();
+        go().catch(() => p.slots.end(key));
+        emit({ at, wait });
+      },
       // The target went away while it waited: nothing is sent.
-      () => void channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {}),
-    );
+      () => {
+        channel.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' }).catch(() => {});
+        emit(null);
+      },
+    // A listener that threw (o.record emits the caller's events): the request is answered already.
+    ).catch(() => {});
     inflight.add(sent);
     void sent.finally(() => inflight.delete(sent));
   };

@@ -4,6 +4,7 @@ import type { EventEmitter } from 'node:events';
 import type { Page, Request } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import type { Interval } from '../politeness/interval.js';
+import type { WaitReason } from '../politeness/types.js';
 import type { Lease, RateLimiter } from '../stores/types.js';
 
 /** What gatePage needs from a gate: a `RobotsGate` fits. */
@@ -30,6 +31,17 @@ export interface TakenSlot {
   release(endedAt: number, notBefore?: number): unknown;
 }
 
+/** The host interval a navigation was let go under (GatedRequest.wait). */
+export interface NavigationWait {
+  /** The interval's largest term (`crawl-delay`, `floor`, `override`), or `backoff` when the
+   *  Pacer held the host longer for a 429/503 back-off. */
+  readonly reason: WaitReason;
+  /** The gap kept after the host's previous response ended (ms). */
+  readonly intervalMs: number;
+  /** How long the navigation waited for the slot (ms); about 0 when the interval had passed. */
+  readonly waitedMs: number;
+}
+
 /** One request the gate decided, as emitted on `allowed` and `blocked`. `R` and `P` are the
  *  driver's request and page types (Playwright's by default; robots-gate/puppeteer passes its own). */
 export interface GatedRequest<R = Request, P = Page> {
@@ -49,6 +61,13 @@ export interface GatedRequest<R = Request, P = Page> {
   readonly error: Error | null;
   /** ISO 8601 time of the decision. */
   readonly at: string;
+  /** ISO 8601 time the request was let go (Fetch.continueRequest sent): for a paced navigation,
+   *  once its host's slot was taken, after `wait`; else the decision's time. Absent when it was
+   *  blocked, or when its page went away while it waited (nothing was sent). */
+  readonly sentAt?: string;
+  /** The host interval a paced navigation was let go under; null or absent when it took no slot
+   *  here (not a navigation, politeness off, served or slotted by the caller: GateOptions.heldSlots). */
+  readonly wait?: NavigationWait | null;
   /** Playwright's request for this very hop, when Playwright reported it: always for an allowed
    *  request while someone listens to `allowed` (its `response()` tells how it ended), mostly for
    *  a blocked one; null for a document and a WebSocket, and when Playwright never reported it. */

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import type { Browser } from 'playwright-core';
 import { RobotsGate } from '../../src/gate/index.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
-import { launchChromium, newGatedContext, whenGuarded } from '../../src/browser/index.js';
+import { launchChromium, newGatedContext, whenGuarded, type GatedRequest, type GateHandle } from '../../src/browser/index.js';
 import { connectChromium } from './fixtures.js';
 import { gap, INTERVAL_MS, RETRY_AFTER_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
 
@@ -20,6 +20,13 @@ const modes = [
   }],
   ['Playwright connected to a server elsewhere', connectChromium],
 ] as const;
+
+/** The navigations `handle` let through, as they are emitted. */
+function allowedNavigations(handle: GateHandle): GatedRequest[] {
+  const seen: GatedRequest[] = [];
+  handle.on('allowed', (e) => void (e.isNavigation && seen.push(e)));
+  return seen;
+}
 
 /** A gate whose interval is the hosts' Crawl-delay alone (no floor, no jitter), on a limiter of its own. */
 const paceGate = () => new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0, limiter: new MemoryRateLimiter() });
@@ -43,7 +50,8 @@ describe.each(modes)('%s', (_mode, open) => {
 
   test('two navigations to one host keep its Crawl-delay; the first waits its interval after the robots.txt request', async () => {
     const gate = paceGate();
-    const { context } = await newGatedContext(browser, gate);
+    const { context, handle } = await newGatedContext(browser, gate);
+    const navigations = allowedNavigations(handle);
     try {
       const page = await context.newPage();
       await whenGuarded(page);
@@ -54,6 +62,14 @@ describe.each(modes)('%s', (_mode, open) => {
       const [two] = h.hits(h.a, '/two');
       expect(gap(robots, one)).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
       expect(gap(one, two)).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+      // Each entry says when it was let go (after its wait, the interval after the host's previous
+      // response) and the interval it waited for; `at` stays the decision's.
+      const entries = navigations.map((e) => [new URL(e.url).pathname, e.wait && { reason: e.wait.reason, intervalMs: e.wait.intervalMs }]);
+      expect(entries).toEqual([['/one', { reason: 'crawl-delay', intervalMs: INTERVAL_MS }], ['/two', { reason: 'crawl-delay', intervalMs: INTERVAL_MS }]]);
+      for (const [e, previous] of [[navigations[0]!, robots], [navigations[1]!, one]] as const) {
+        expect(Date.parse(e.sentAt!)).toBeGreaterThanOrEqual(previous!.endedAt! + INTERVAL_MS - SLACK_MS);
+        expect(Date.parse(e.sentAt!)).toBeGreaterThan(Date.parse(e.at));
+      }
       // Subresources are gated and counted, not spaced: the page's stylesheet came at once.
       expect(gap(one, h.hits(h.a, '/s.css')[0])).toBeLessThan(INTERVAL_MS);
     } finally {
@@ -83,7 +99,8 @@ describe.each(modes)('%s', (_mode, open) => {
 
   test('a 503 navigation holds its host for its Retry-After; a 204 one (no document) gives its slot back at its response', async () => {
     const gate = paceGate();
-    const { context } = await newGatedContext(browser, gate);
+    const { context, handle } = await newGatedContext(browser, gate);
+    const navigations = allowedNavigations(handle);
     try {
       const page = await context.newPage();
       await whenGuarded(page);
@@ -91,6 +108,8 @@ describe.each(modes)('%s', (_mode, open) => {
       await page.goto(h.url(h.a, '/empty')).catch(() => null); // Chromium aborts a 204 navigation
       await page.goto(h.url(h.a, '/two'));
       expect(gap(h.hits(h.a, '/busy')[0], h.hits(h.a, '/empty')[0])).toBeGreaterThanOrEqual(RETRY_AFTER_MS - SLACK_MS);
+      // The wait after the 503 was its back-off's.
+      expect(navigations.map((e) => [new URL(e.url).pathname, e.wait?.reason])).toEqual([['/busy', 'crawl-delay'], ['/empty', 'backoff'], ['/two', 'crawl-delay']]);
       const g = gap(h.hits(h.a, '/empty')[0], h.hits(h.a, '/two')[0]);
       expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
       // Not held until the 60 s backstop, nor until a later event.
