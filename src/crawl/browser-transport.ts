@@ -222,8 +222,9 @@ export class BrowserTransport implements DocumentTransport {
       runId: this.o.runId,
       url: e.url,
       host: hostOf(e.url),
-      startedAt: e.at,
-      endedAt: new Date(sent ? done.endedAt : Date.parse(e.at)).toISOString(),
+      // A paced navigation (an iframe's) starts when it was let go, after its host's slot wait.
+      startedAt: e.sentAt ?? e.at,
+      endedAt: new Date(sent ? done.endedAt : Date.parse(e.sentAt ?? e.at)).toISOString(),
       outcome: !sent ? 'blocked' : done.error !== null ? 'error' : d.overridden ? 'overridden' : 'fetched',
       status: sent ? done.status : null,
       bytes: null,
@@ -233,8 +234,8 @@ export class BrowserTransport implements DocumentTransport {
       reason: d?.reason ?? 'gate-error',
       parentUrl: pageUrl,
       kind: 'subresource',
-      waitReason: null,
-      intervalMs: null,
+      waitReason: e.wait?.reason ?? null,
+      intervalMs: e.wait?.intervalMs ?? null,
       error: !sent ? (e.error ? e.error.message : null) : done.error,
     };
   }

@@ -2,7 +2,8 @@
 // decision the endpoint's gate made (kind `navigation` for a frame's navigation and each of its
 // redirect hops, `subresource` for everything else), the policy stamp of each, and every
 // robots.txt text by sha256, so `robots-gate audit` and `report` read it as they read a crawl.
-// A blocked row is written at the decision. An allowed one (outcome `fetched`: let through) waits
+// A blocked row is written at the decision; a navigation's row starts when it was let go, after its
+// host's slot wait, with that wait's reason and interval. An allowed one (outcome `fetched`) waits
 // for its response (`response()`, from the endpoint's `responses` option) to carry the HTTP status,
 // or the browser's error text when it failed there; one whose response never comes (a target
 // without Network, a request cancelled unseen) is written without a status after `waitMs`, or at
@@ -75,8 +76,11 @@ export class SessionAudit {
       runId: this.runId,
       url: e.url,
       host: hostOf(e.url),
-      startedAt: e.at,
-      endedAt: e.at,
+      // When it was let go: a paced navigation after its host's slot wait, so that the row's gap
+      // from the host's previous response is the one the server saw (stamped at the decision, the
+      // audit showed gaps under the interval). The policy stamp below stays the decision's.
+      startedAt: e.sentAt ?? e.at,
+      endedAt: e.sentAt ?? e.at,
       outcome,
       status: null,
       bytes: null,
@@ -87,8 +91,8 @@ export class SessionAudit {
       // A redirect hop's parent is the URL that redirected; a request's, its frame's document.
       parentUrl: e.redirectedFrom ?? (e.frameUrl || null),
       kind: e.isNavigation ? 'navigation' : 'subresource',
-      waitReason: null,
-      intervalMs: null,
+      waitReason: e.wait?.reason ?? null,
+      intervalMs: e.wait?.intervalMs ?? null,
       error: e.error ? e.error.message : null,
       final: true,
     };
