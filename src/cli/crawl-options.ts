@@ -1,6 +1,7 @@
 // The crawl command's options as commander hands them over, and their checks: numbers in range,
-// host names, combinations that need one another.
+// host names, combinations that need one another; and why a URL list gives nothing to crawl.
 import { PURPOSES } from '../usage/index.js';
+import { count as plural } from './plural.js';
 
 export interface CrawlCliOptions {
   userAgent: string;
@@ -103,4 +104,16 @@ export function checkCrawlOptions(opts: CrawlCliOptions): CrawlNumbers {
     throw new UsageError(`--purpose must be one of ${PURPOSES.join(', ')}, got ${JSON.stringify(opts.purpose)}`);
   }
   return { concurrency, minIntervalMs, maxCrawlDelaySeconds, timeoutMs, progressMs, robotsTimeoutMs, maxPageBytes, recheckAfterMs, overrideIntervalMs, maxUrlsPerHost };
+}
+
+/**
+ * Why a list of `lines` lines, `invalid` of them not http(s) URLs, holds no URL, in words:
+ * "1 line, all comments or blank" (the rest of the lines being skipped by design, a count of the
+ * non-URL lines alone read "0 lines" for a list that plainly had some).
+ */
+export function noUrlWhy(lines: number, invalid: number): string {
+  if (lines === 0) return 'it is empty';
+  if (invalid === 0) return `${plural(lines, 'line')}, all comments or blank`;
+  if (invalid === lines) return `${plural(lines, 'line')}, none an http(s) URL`;
+  return `${plural(lines, 'line')}: ${invalid} not an http(s) URL, the rest comments or blank`;
 }

@@ -34,7 +34,7 @@ import { count as plural } from './plural.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP } from './identity.js';
 import { collect } from './repeatable.js';
 import type { Purpose } from '../usage/index.js';
-import { checkCrawlOptions, type CrawlCliOptions } from './crawl-options.js';
+import { checkCrawlOptions, noUrlWhy, type CrawlCliOptions } from './crawl-options.js';
 
 /** Exit codes, as `--help` documents them. */
 export const CRAWL_EXIT = {
@@ -157,7 +157,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   if (list.invalid.length > 10) say(`… and ${list.invalid.length - 10} more lines that are not URLs (all in the audit)`);
   if (list.duplicates > 0) say(`${plural(list.duplicates, 'line repeats', 'lines repeat')} an earlier URL (after normalisation: fragment dropped, host lower-cased): each URL is fetched once`);
   if (list.urls.length === 0) {
-    say(`no URL to crawl in ${file} (${plural(list.invalid.length, 'line')}, none an http(s) URL)`);
+    say(`no URL to crawl in ${file === '-' ? 'the input' : file}: ${noUrlWhy(list.lines, list.invalid.length)}`);
     return CRAWL_EXIT.usage;
   }
 

@@ -30,6 +30,8 @@ export interface UrlList {
   readonly invalid: InvalidLine[];
   /** Lines that repeated an earlier URL (after normalisation). */
   readonly duplicates: number;
+  /** Lines read in all (blank lines and comments included): what "no URL in it" is out of. */
+  readonly lines: number;
 }
 
 /**
@@ -98,5 +100,5 @@ export async function readUrlList(file: string): Promise<UrlList> {
       urls.push(r);
     }
   }
-  return { urls, invalid, duplicates };
+  return { urls, invalid, duplicates, lines: n };
 }

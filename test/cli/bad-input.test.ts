@@ -64,7 +64,13 @@ describe('robots-gate crawl on bad input', () => {
   it('a list with no URL at all, a missing list, a bad option: exit 2 with a clear message', async () => {
     const dir = tmp();
     const r1 = await runCli(['crawl', write(dir, 'g.txt', 'nothing here\nstill nothing\n'), '--user-agent', UA, '--out', path.join(dir, 'o1')]);
-    expect([r1.code, r1.stderr]).toEqual([2, expect.stringMatching(/no URL to crawl/)]);
+    expect([r1.code, r1.stderr]).toEqual([2, expect.stringMatching(/no URL to crawl in .*g\.txt: 2 lines, none an http\(s\) URL\n/)]);
+    // Comments and blank lines are counted among the lines read: "0 lines" said of a list that had one.
+    const said = async (stdin: string) => (await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'o0')], { stdin })).stderr;
+    expect(await said('# x\n')).toBe('robots-gate crawl: no URL to crawl in the input: 1 line, all comments or blank\n');
+    expect(await said('# x\nnot a url\n\n')).toMatch(/no URL to crawl in the input: 3 lines: 1 not an http\(s\) URL, the rest comments or blank\n$/);
+    expect(await said('')).toBe('robots-gate crawl: no URL to crawl in the input: it is empty\n');
+    expect(fs.existsSync(path.join(dir, 'o0'))).toBe(false);
     const r2 = await runCli(['crawl', path.join(dir, 'missing.txt'), '--user-agent', UA, '--out', path.join(dir, 'o2')]);
     expect([r2.code, r2.stderr]).toEqual([2, expect.stringMatching(/cannot read the URL list .*: there is no such file or directory/)]);
     const r3 = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'o3'), '--concurrency', '0'], { stdin: 'http://a.test/\n' });
