@@ -47,6 +47,30 @@ export interface SitemapPhaseResult {
   readonly problems: boolean;
 }
 
+/**
+ * With --sitemaps the list is read for its origins only: the note to say once when some line gives
+ * more than an origin (a path other than `/`, or a query), since that page is then not fetched
+ * unless a sitemap lists it; undefined when every line is an origin.
+ */
+export function sitemapsListNote(urls: readonly { readonly url: string }[]): string | undefined {
+  const pages = urls.filter((u) => {
+    const p = new URL(u.url);
+    return p.pathname !== '/' || p.search !== '';
+  });
+  if (pages.length === 0) return undefined;
+  const example = pages[0]!.url;
+  return (
+    `with --sitemaps the list is read as origins: the paths in it are not crawled, only the URLs their origins' sitemaps list ` +
+    `(${plural(pages.length, 'line has', 'lines have')} a path, such as ${printableUrl(example)}; without --sitemaps the list's own URLs are crawled)`
+  );
+}
+
+/** A URL of the list for a message: at most 200 characters (the list's URLs are already
+ *  WHATWG-serialised, so no control character is left in them). */
+function printableUrl(url: string): string {
+  return url.length > 200 ? `${url.slice(0, 200)}…` : url;
+}
+
 /** Origins read at once; each origin's sitemaps are read one after another. */
 const ORIGINS_AT_ONCE = 8;
 

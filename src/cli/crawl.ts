@@ -20,7 +20,7 @@ import { createResolvingAgent } from '../fetcher/resolving-agent.js';
 import { MemoryFrontier } from '../politeness/memory-frontier.js';
 import { pacerFor } from '../politeness/pacer.js';
 import type { FrontierOptions } from '../politeness/types.js';
-import { ClaimsAuditSink, freshnessOutput, sitemapPhase } from './crawl-sitemaps.js';
+import { ClaimsAuditSink, freshnessOutput, sitemapPhase, sitemapsListNote } from './crawl-sitemaps.js';
 import { tolerateBrokenPipe } from './broken-pipe.js';
 import { openFleet, type Fleet } from './crawl-fleet.js';
 import { readEarlierRuns } from './crawl-resume.js';
@@ -155,6 +155,10 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   }
   for (const bad of list.invalid.slice(0, 10)) say(`line ${bad.line}: ${bad.message} (skipped)`);
   if (list.invalid.length > 10) say(`… and ${list.invalid.length - 10} more lines that are not URLs (all in the audit)`);
+  if (opts.sitemaps) {
+    const note = sitemapsListNote(list.urls);
+    if (note) say(note);
+  }
   if (list.duplicates > 0) say(`${plural(list.duplicates, 'line repeats', 'lines repeat')} an earlier URL (after normalisation: fragment dropped, host lower-cased): each URL is fetched once`);
   if (list.urls.length === 0) {
     say(`no URL to crawl in ${file === '-' ? 'the input' : file}: ${noUrlWhy(list.lines, list.invalid.length)}`);

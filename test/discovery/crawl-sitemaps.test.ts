@@ -60,6 +60,12 @@ describe('robots-gate crawl --sitemaps', () => {
     expect(r.stdout).toMatch(/fetched\s+5/);
     expect(r.stdout).toMatch(/blocked\s+1/);
     expect(r.stderr).toMatch(/sitemaps: 4 sitemaps read, 0 failed, 0 blocked; 6 URLs found on 2 hosts/);
+    // The list's page is not crawled (no sitemap lists it), and the run says so once.
+    expect(v.requests('b.test', '/any/page')).toHaveLength(0);
+    const notes = r.stderr.split('\n').filter((l) => l.includes('the paths in it are not crawled'));
+    expect(notes).toEqual([
+      `robots-gate crawl: with --sitemaps the list is read as origins: the paths in it are not crawled, only the URLs their origins' sitemaps list (1 line has a path, such as ${b}/any/page; without --sitemaps the list's own URLs are crawled)`,
+    ]);
 
     // Never sent: the disallowed URL a sitemap listed. Every request to a host, robots.txt and
     // sitemaps included, keeps the host's interval at the server.
@@ -99,6 +105,8 @@ describe('robots-gate crawl --sitemaps', () => {
     expect(r.stderr).toContain(`${a}: 1 sitemap read, 0 failed, 1 blocked; 1 URL found`);
     expect(r.stderr).toMatch(/sitemaps: 1 sitemap read, 0 failed, 1 blocked; 1 URL found on 1 host/);
     expect(v.requests('a.test', '/private/s.xml')).toHaveLength(0);
+    // A list of origins only: nothing to warn about.
+    expect(r.stderr).not.toMatch(/not crawled/);
   });
 
   it('--resume after an interrupt fetches no settled sitemap again and crawls the URLs left', async () => {
