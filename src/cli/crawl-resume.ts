@@ -60,13 +60,17 @@ export function readEarlierRuns(o: EarlierRunsOptions): EarlierRuns | 'usage' | 
     else {
       try {
         const reader = openAudit(o.outDir);
-        const last = reader.runs().at(-1);
+        // The run being resumed: the newest that sent anything. A run that recorded no row (all
+        // settled before it, or stopped at once) resumed nothing of its own; naming it sent the
+        // user looking at an empty run.
+        const runs = reader.runs();
+        const last = [...runs].reverse().find((r) => r.attempts > 0) ?? runs.at(-1);
         // URLs settled as one user agent are not settled for another (its rules may differ):
         // resuming would skip them, and the audit would mix two identities.
         // The same holds for the token matched: a run from before --product-token recorded none, and
         // matched the token read from the same --user-agent.
         const tokensOf = (options: Readonly<Record<string, unknown>>) => JSON.stringify(options.productToken ?? []);
-        const otherAgent = reader.runs().find((r) => r.userAgent !== o.userAgent || tokensOf(r.options) !== JSON.stringify(o.productToken));
+        const otherAgent = runs.find((r) => r.userAgent !== o.userAgent || tokensOf(r.options) !== JSON.stringify(o.productToken));
         if (otherAgent) {
           reader.close();
           o.say(
@@ -82,7 +86,7 @@ export function readEarlierRuns(o: EarlierRunsOptions): EarlierRuns | 'usage' | 
         const before = last?.options.listSha256;
         if (typeof before === 'string' && before !== o.listSha256) {
           const settled = o.list.urls.filter((u) => done.has(u.url)).length;
-          o.say(`the URL list differs from the one run ${last!.runId} crawled: ${settled} of its ${o.list.urls.length} URLs were settled there and are skipped; the rest are crawled`);
+          o.say(`the URL list differs from the one run ${last!.runId} crawled: ${settled} of its ${o.list.urls.length} URLs were settled in earlier runs and are skipped; the rest are crawled`);
         }
         reader.close();
       } catch (err) {
