@@ -16,7 +16,7 @@ import { GateClosedError, RobotsBlockedError } from './errors.js';
 import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
 import { gateInterceptor } from './interceptor.js';
 import { GatePoliteness, hostOnly, type GateDoor } from './politeness.js';
-import { resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
+import { checkOptionNames, resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
 import { OriginCache } from './origin-cache.js';
 import { newest, observedSha256, recordFromFetch, withBody } from './policy-record.js';
 import { entryFor, sameRecord, type Entry } from './entry.js';
@@ -98,6 +98,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
 
   constructor(options: RobotsGateOptions) {
     super();
+    // A misspelt name first: `userAgnet` is better said as itself than as a missing userAgent.
+    checkOptionNames(options);
     const identity = crawlerIdentity(options?.userAgent, options?.productToken);
     this.userAgent = identity.userAgent;
     this.#tokens = identity.tokens;

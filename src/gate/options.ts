@@ -94,6 +94,64 @@ export interface RobotsGateOptions {
   exempt?: readonly string[] | ((url: URL) => boolean);
 }
 
+/** Every name RobotsGateOptions has, so a misspelt one (`minIntervalMS`) is refused instead of
+ *  silently meaning the default. The type below fails to compile when a name is added there only. */
+const OPTION_NAMES = [
+  'userAgent', 'productToken', 'dispatcher', 'resolve', 'timeoutMs', 'maxBytes', 'maxRedirects', 'maxOrigins',
+  'maxAgeMs', 'minAgeMs', 'retryMs', 'override', 'overrideIntervalMs', 'onVanished', 'store', 'purpose',
+  'minIntervalMs', 'jitter', 'maxCrawlDelayMs', 'clampCrawlDelay', 'defaultBackoffMs', 'maxBackoffMs', 'limiter',
+  'politeness', 'exempt',
+] as const satisfies readonly (keyof RobotsGateOptions)[];
+type Unlisted = Exclude<keyof RobotsGateOptions, (typeof OPTION_NAMES)[number]>;
+const allListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void allListed;
+const KNOWN: ReadonlySet<string> = new Set(OPTION_NAMES);
+
+/**
+ * Refuse an option name RobotsGate does not have, naming the closest one it has.
+ * @throws InvalidOptionError (code `ERR_INVALID_OPTION`, `.option` the unknown name).
+ */
+export function checkOptionNames(o: unknown): void {
+  if (typeof o !== 'object' || o === null) return; // the userAgent check says what is missing
+  for (const name of Object.keys(o)) {
+    if (KNOWN.has(name)) continue;
+    const near = closest(name);
+    throw new InvalidOptionError(
+      name,
+      near !== undefined
+        ? `RobotsGate has no option ${JSON.stringify(name)} (did you mean ${near}?)`
+        : `RobotsGate has no option ${JSON.stringify(name)}; its options are ${OPTION_NAMES.join(', ')}`,
+    );
+  }
+}
+
+/** The known name nearest to `name` (case aside, then by edit distance), when near enough to be
+ *  a slip of the keyboard rather than another word: at most a third of its letters differ. */
+function closest(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const known of OPTION_NAMES) {
+    const d = editDistance(lower, known.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [known, d];
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), one row at a time. */
+function editDistance(a: string, b: string): number {
+  if (a.length > 100 || b.length > 100) return Infinity; // no option name is this long
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
 export interface ResolvedOptions {
   timeoutMs: number;
   maxBytes: number;

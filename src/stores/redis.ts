@@ -37,7 +37,8 @@ export interface RedisStores {
 /**
  * Connect to Redis at `url` and build the fleet's policy store and rate limiter on it. The
  * result's `store` and `limiter` are named as RobotsGate's options: `new RobotsGate({ userAgent,
- * ...stores })` shares both (the other fields are not gate options and are ignored); a gate
+ * ...stores })` shares both (the other fields are not enumerable, so a spread carries only these
+ * two: RobotsGate refuses option names it does not have); a gate
  * given only `store` takes `store.limiter`, the same limiter, so each host's interval holds
  * across processes either way.
  * @throws RedisUrlError for a malformed URL; RedisUnreachableError (code
@@ -47,11 +48,11 @@ export async function createRedisStores(url: string, options: RedisStoresOptions
   const prefix = options.prefix ?? 'robots-gate:';
   const connection = await connectRedis(url, options);
   const limiter = new RedisRateLimiter(connection, { ...options, prefix });
-  return {
-    store: new RedisPolicyStore(connection, { ...options, prefix, limiter }),
-    limiter,
-    connection,
-    prefix,
-    close: () => connection.close(),
-  };
+  const stores = { store: new RedisPolicyStore(connection, { ...options, prefix, limiter }), limiter } as RedisStores;
+  const hidden = (value: unknown) => ({ value, enumerable: false, writable: true, configurable: true });
+  return Object.defineProperties(stores, {
+    connection: hidden(connection),
+    prefix: hidden(prefix),
+    close: hidden(() => connection.close()),
+  });
 }
