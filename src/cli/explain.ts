@@ -209,14 +209,25 @@ function render(text: string, robots: RobotsTxt, m: MatchResult, context: number
   const header: number[] = [];
   if (m.group) {
     const starts = new Set(m.group.lines);
+    const applying: boolean[] = [];
     for (const g of robots.groups) {
-      if (!g.userAgents.some((ua) => starts.has(ua.line))) continue;
+      applying.push(g.userAgents.some((ua) => starts.has(ua.line)));
+      if (!applying.at(-1)) continue;
       for (const ua of g.userAgents) {
         groupLines.add(ua.line);
         header.push(ua.line);
       }
       for (const r of g.rules) groupLines.add(r.line);
       if (g.crawlDelay) groupLines.add(g.crawlDelay.line);
+    }
+    // Usage lines in a group (Content-Usage, Content-Signal) belong to the group last begun above
+    // them, as the parser reads them; the Usage sentence cites them as the group's.
+    const begins = robots.groups.map((g) => g.userAgents[0]!.line);
+    for (const u of robots.usageLines) {
+      if (u.scope !== 'group') continue;
+      let i = begins.length - 1;
+      while (i >= 0 && begins[i]! > u.line) i--;
+      if (i >= 0 && applying[i]) groupLines.add(u.line);
     }
   }
   const decisive = m.rule?.line;

@@ -43,3 +43,22 @@ it('--robots-file: the same; a disallowed URL and a file without usage lines say
   fs.writeFileSync(file, 'User-agent: *\nDisallow: /x\n');
   expect((await runCli(['explain', 'https://cf.example/page', '--robots-file', file, '--user-agent', 'GPTBot/1.1'])).stdout).not.toContain('Usage');
 });
+
+it("marks a group's usage lines as the group's, and not another group's", async () => {
+  const file = path.join(dir, 'grouped.txt');
+  fs.writeFileSync(file, 'User-agent: GPTBot\nDisallow: /private\nContent-Usage: train-ai=n\nContent-Signal: search=yes\n\nUser-agent: *\nContent-Usage: /page train-ai=y\nAllow: /\n');
+  const r = await runCli(['explain', 'https://cf.example/page', '--robots-file', file, '--user-agent', 'GPTBot/1.1']);
+  expect(r.code).toBe(0);
+  const lines = r.stdout.split('\n');
+  expect(lines.slice(0, 8)).toEqual([
+    '| 1  User-agent: GPTBot',
+    '| 2  Disallow: /private',
+    '| 3  Content-Usage: train-ai=n',
+    '| 4  Content-Signal: search=yes',
+    '  5  ',
+    '  6  User-agent: *',
+    '  7  Content-Usage: /page train-ai=y',
+    '  8  Allow: /',
+  ]);
+  expect(r.stdout).toMatch(/ai-train reserved by line 3 \(content-usage/);
+});
