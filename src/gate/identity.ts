@@ -1,21 +1,12 @@
 // Who the crawler is: the User-Agent header it sends and the product token(s) robots.txt groups are
 // matched against (RFC 9309 §2.2.1). One check for every door: the gate's constructor, and the CLI
 // when it decides from a local file without a gate.
-import { isValidProductToken, namesProduct, productsOf, readProductToken } from '../parser/index.js';
+import { isBrowserProduct, isValidProductToken, namesProduct, productsOf, readProductToken } from '../parser/index.js';
 import type { RobotsTxt } from '../parser/types.js';
 import { InvalidUserAgentError } from './errors.js';
 
 /** RFC 9110 §5.5 field-value characters: HTAB, SP, VCHAR, obs-text. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/** Products of browser-style headers that name a browser, engine or platform, never a crawler: a
- *  productToken among them would match the `*` groups while the site names the crawler (say
- *  GPTBot) elsewhere in the same header. Lower-case. */
-const BROWSER_PRODUCTS = new Set([
-  'mozilla', 'applewebkit', 'khtml', 'like', 'gecko', 'compatible', 'chrome', 'chromium', 'crios', 'safari', 'version',
-  'mobile', 'firefox', 'fxios', 'edg', 'edge', 'opr', 'opera', 'msie', 'trident', 'windows', 'linux', 'macintosh',
-  'x11', 'android', 'iphone', 'ipad', 'headlesschrome',
-]);
 
 /** The identity a gate decides as. */
 export interface CrawlerIdentity {
@@ -57,7 +48,9 @@ export function crawlerIdentity(userAgent: unknown, productToken?: unknown): Cra
   if (list.length === 0) throw new InvalidUserAgentError(userAgent, 'not-a-token', '');
   for (const t of list) {
     if (typeof t !== 'string' || !isValidProductToken(t)) throw new InvalidUserAgentError(userAgent, 'not-a-token', String(t), true);
-    if (BROWSER_PRODUCTS.has(t.toLowerCase())) throw new InvalidUserAgentError(userAgent, 'browser-product', t, true);
+    // A browser, engine or platform product (Gecko, compatible) would match the `*` groups while the
+    // site names the crawler elsewhere in the same header.
+    if (isBrowserProduct(t)) throw new InvalidUserAgentError(userAgent, 'browser-product', t, true);
     // A token the header does not carry would let a crawler obey rules written for someone else
     // while the site sees (and names) another name.
     if (!namesProduct(userAgent, t)) throw new InvalidUserAgentError(userAgent, 'not-in-user-agent', t, true);

@@ -16,7 +16,7 @@ export type {
   UsageMatch,
 } from './types.js';
 export { parseRobotsTxt } from './robots-txt.js';
-export { productToken, readProductToken, productsOf, namesProduct, isValidProductToken, type ProductTokenReading } from './product-token.js';
+export { productToken, readProductToken, productsOf, namesProduct, isValidProductToken, isBrowserProduct, type ProductTokenReading } from './product-token.js';
 export { matchablePath } from './target.js';
 export { DEFAULT_MAX_BYTES, decodeRobotsText } from './decode.js';
 export { lintRobotsTxt } from './lint.js';

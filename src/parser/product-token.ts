@@ -41,6 +41,26 @@ let readFrom = 0;
 let compatibleStart = 0;
 let compatibleEnd = 0;
 
+/** Products of browser-style headers that name a browser, engine or platform, never a crawler
+ *  (lower case): skipped after `compatible;`, and refused as a crawler's given token. */
+const BROWSER_PRODUCTS: ReadonlySet<string> = new Set([
+  'mozilla', 'applewebkit', 'khtml', 'like', 'gecko', 'compatible', 'chrome', 'chromium', 'crios', 'safari', 'version',
+  'mobile', 'firefox', 'fxios', 'edg', 'edge', 'opr', 'opera', 'msie', 'trident', 'windows', 'linux', 'macintosh',
+  'x11', 'android', 'iphone', 'ipad', 'headlesschrome', 'u', 'wow64', 'win64', 'x64', 'ubuntu', 'cros',
+]);
+
+/** Does `name` (any case) name a browser, engine or platform (`Gecko`, `Linux`, `MSIE`), not a crawler? */
+export function isBrowserProduct(name: string): boolean {
+  return BROWSER_PRODUCTS.has(name.toLowerCase());
+}
+
+/** Characters that may come right before the `compatible` marker: it starts a comment's item
+ *  (`(compatible;`, `; compatible;`) or stands as a word (`) compatible;`), never inside a word or
+ *  a URL (`?via=compatible;Evil/1`). */
+function opensMarker(c: number): boolean {
+  return c === 40 /* ( */ || c === 59 /* ; */ || c === 41 /* ) */ || c === 44 /* , */ || isBlank(c);
+}
+
 function read(userAgent: string): void {
   const n = userAgent.length;
   let start = 0;
@@ -55,29 +75,67 @@ function read(userAgent: string): void {
   // §2.2.1's own example (`Mozilla/5.0 (compatible; ExampleBot/0.1; …)`) and Googlebot do, or
   // outside one, as OpenAI publishes its agents' headers
   // (`Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.1; +https://openai.com/gptbot`).
+  // The crawler is the first item after it that is one product (`Name` or `Name/version`) and no
+  // browser or platform: crawlers send `(compatible; Linux x86_64; Mail.RU_Bot/2.0; …)`, and taking
+  // `Linux` would apply only the `*` groups while the site names the crawler. (That name holds a dot,
+  // which no token may: RobotsGate then asks for productToken instead of guessing.)
   readFrom = 2;
+  let depth = 0;
   for (let i = end; i < n; i++) {
     const c = userAgent.charCodeAt(i);
-    if ((c === 99 || c === 67) && i + 10 <= n && !isTokenChar(userAgent.charCodeAt(i - 1))) {
+    if (c === 40) depth++;
+    else if (c === 41) depth = depth > 0 ? depth - 1 : 0;
+    else if ((c === 99 || c === 67) && i + 10 <= n && opensMarker(userAgent.charCodeAt(i - 1))) {
       if (userAgent.slice(i, i + 10).toLowerCase() !== 'compatible') continue;
       let j = i + 10;
       while (j < n && isBlank(userAgent.charCodeAt(j))) j++;
       if (userAgent.charCodeAt(j) !== 59) continue; // `(compatible)` or `compatiblefoo`: not the marker
-      j++;
-      while (j < n && isBlank(userAgent.charCodeAt(j))) j++;
-      let k = j;
-      while (k < n && !endsProduct(userAgent.charCodeAt(k))) k++;
-      // The first `compatible;` decides; one followed by no name names no crawler.
-      if (k > j) {
-        readStart = j;
-        readEnd = k;
+      const found = crawlerItem(userAgent, j + 1, depth > 0);
+      if (found >= 0) {
         readFrom = 1;
         compatibleStart = i;
-        compatibleEnd = versionEnd(userAgent, k);
+        compatibleEnd = versionEnd(userAgent, readEnd);
+        return;
       }
-      return;
+      // Nothing but browser and platform items (`(compatible; MSIE 9.0; Windows NT 6.1)`): a later
+      // marker may still name the crawler.
+      i = j;
     }
   }
+}
+
+/**
+ * Find the crawler among the `;`-separated items from `from`, up to the comment's `)` when
+ * `inComment`, else the string's end: sets readStart/readEnd and returns the name's start, or -1.
+ */
+function crawlerItem(userAgent: string, from: number, inComment: boolean): number {
+  const n = userAgent.length;
+  let k = from;
+  while (k < n) {
+    while (k < n && isBlank(userAgent.charCodeAt(k))) k++;
+    const nameStart = k;
+    while (k < n && !endsProduct(userAgent.charCodeAt(k))) k++;
+    const nameEnd = k;
+    // A version, then only blanks up to the item's end: one product.
+    k = versionEnd(userAgent, k);
+    while (k < n && isBlank(userAgent.charCodeAt(k))) k++;
+    const c = k < n ? userAgent.charCodeAt(k) : -1;
+    const itemEnds = c === -1 || c === 59 || c === 41;
+    if (itemEnds && nameEnd > nameStart && isTokenChar(userAgent.charCodeAt(nameStart)) && !isBrowserProduct(userAgent.slice(nameStart, nameEnd))) {
+      let url = false;
+      for (let x = nameStart; x < nameEnd; x++) if (userAgent.charCodeAt(x) === 58 /* : */) url = true;
+      if (!url) {
+        readStart = nameStart;
+        readEnd = nameEnd;
+        return nameStart;
+      }
+    }
+    // On to the next item: past this one's `;` (an item of several words is skipped whole).
+    while (k < n && userAgent.charCodeAt(k) !== 59 && userAgent.charCodeAt(k) !== 41) k++;
+    if (k >= n || (userAgent.charCodeAt(k) === 41 && inComment)) return -1;
+    k++;
+  }
+  return -1;
 }
 
 /**

@@ -59,6 +59,14 @@ describe('the token read from the User-Agent', () => {
     expect(vh.requests('names.test', '/robots.txt').map((r) => r.userAgent)).toEqual(cases.map(([n]) => HEADERS[n]));
   });
 
+  it('a header whose platform comes before the crawler after compatible; decides by the crawler, not the platform', async () => {
+    await withGate({ userAgent: 'Mozilla/5.0 (compatible; Linux x86_64; ClaudeBot/2.0; +https://my.example/bot)' }, async (g) => {
+      expect(g.productToken).toBe('ClaudeBot');
+      expect(await g.check(`${vh.origin('names.test')}/claude-only/x`)).toMatchObject({ allowed: false, group: { userAgents: ['ClaudeBot'] } });
+    });
+    expect(() => new RobotsGate({ userAgent: 'Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0)' })).toThrow(/names no crawler/);
+  });
+
   it('a bare browser User-Agent is refused: it names no crawler, pass productToken', () => {
     const err = (() => {
       try {

@@ -88,6 +88,26 @@ describe('the token read from a User-Agent string', () => {
     expect(productToken('Mozilla/5.0 (Windows NT 10.0) compatible')).toBe('Mozilla');
   });
 
+  it('takes the first item after compatible; that is one product and no browser or platform', () => {
+    // Mail.RU_Bot's published form: the platform comes first.
+    expect(productToken('Mozilla/5.0 (compatible; Linux x86_64; MyBot/2.0; +https://my.example/bot)')).toBe('MyBot');
+    expect(readProductToken('Mozilla/5.0 (compatible; Linux x86_64; MyBot/2.0; +https://my.example/bot)')).toEqual({
+      token: 'MyBot',
+      from: 'compatible',
+      text: 'compatible; Linux x86_64; MyBot/2.0',
+    });
+    expect(productToken('Mozilla/5.0 (compatible; U; Linux; MyBot)')).toBe('MyBot');
+    expect(productToken('Mozilla/5.0 compatible; compatible; MyBot/1.0')).toBe('MyBot');
+    // A comment of browser and platform items names no crawler; a later compatible; may.
+    expect(productToken('Mozilla/5.0 (compatible; MSIE 9.0; Windows NT 6.1) compatible; MyBot/1.0')).toBe('MyBot');
+    // `compatible;` inside a URL is no marker.
+    expect(productToken('Mozilla/5.0 (+https://x.example/?via=compatible;Evil/1) compatible; MyBot/1.0')).toBe('MyBot');
+    expect(productToken('Mozilla/5.0 (+https://x.example/?via=compatible;Evil/1)')).toBe('Mozilla');
+    // A bare Internet Explorer string is a browser: it names no crawler, and RobotsGate refuses it.
+    expect(productToken('Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0)')).toBe('Mozilla');
+    expect(productToken('Mozilla/5.0 (compatible; +https://only.example/url)')).toBe('Mozilla');
+  });
+
   it('a Mozilla string with no compatible; product stays Mozilla', () => {
     expect(productToken(HEADERS.chrome)).toBe('Mozilla');
     expect(productToken(HEADERS.ai2bot)).toBe('Mozilla'); // `(compatible)` has no `;`
