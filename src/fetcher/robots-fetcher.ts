@@ -222,6 +222,10 @@ function resolveLocation(location: string, base: string): string | undefined {
     const u = new URL(location, base);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
     u.hash = '';
+    // Credentials in a Location are neither sent (a robots.txt request carries none) nor recorded:
+    // the final URL is in every decision, event and audit row of the origin.
+    u.username = '';
+    u.password = '';
     return u.href;
   } catch {
     return undefined;

@@ -8,6 +8,8 @@ import { startVirtualHosts, site, type VirtualHosts } from '../helpers/hosts.js'
 import { RobotsGate } from '../../src/index.js';
 
 const UA = 'FetchBot/1.0 (+https://bot.example/about)';
+/** The Authorization header of each request credtarget.test received. */
+const credAuth: (string | undefined)[] = [];
 const RULES = 'User-agent: *\nDisallow: /private\n';
 
 function status(code: number, headers: http.OutgoingHttpHeaders = {}) {
@@ -93,6 +95,14 @@ beforeAll(async () => {
       res.writeHead(200).end('page');
     },
     'target.test': site('User-agent: *\nDisallow: /from-target\n'),
+    'cred.test': (req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(301, { location: vh.origin('credtarget.test').replace('http://', 'http://user:pw@') + '/robots.txt' }).end();
+      res.writeHead(200).end('page');
+    },
+    'credtarget.test': (req, res) => {
+      credAuth.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /from-credtarget\n');
+    },
     'loop.test': (req, res) => {
       if (req.url === '/robots.txt') return void res.writeHead(302, { location: '/loop' }).end();
       if (req.url === '/loop') return void res.writeHead(302, { location: '/robots.txt' }).end();
@@ -206,6 +216,15 @@ describe('3xx (§2.3.1.2)', () => {
     expect(t).toMatchObject({ allowed: false, reason: 'disallowed-by-rule', origin: vh.origin('target.test') });
     expect(t.policy).toMatchObject({ robotsUrl: `${vh.origin('target.test')}/robots.txt`, finalUrl: `${vh.origin('target.test')}/robots.txt`, sha256: d.policy.sha256 });
     expect(robotsRequests('target.test')).toBe(1);
+  });
+
+  it('credentials in a redirect are neither sent nor recorded', async () => {
+    const d = await gate.check(`${vh.origin('cred.test')}/from-credtarget`);
+    expect(d).toMatchObject({ allowed: false, reason: 'disallowed-by-rule' });
+    expect(d.policy.finalUrl).toBe(`${vh.origin('credtarget.test')}/robots.txt`);
+    expect(credAuth).toEqual([undefined]);
+    const t = await gate.check(`${vh.origin('credtarget.test')}/from-credtarget`);
+    expect(JSON.stringify(t)).not.toContain('user:pw');
   });
 
   it('a redirect loop: unavailable, allowed', async () => {
