@@ -458,9 +458,11 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
 
   /**
    * A robots.txt that redirected to another origin's /robots.txt brought that origin's own file:
-   * kept for that origin (in the store, where its first check looks) unless it has a copy or a
-   * fetch of its own, so the same URL is not requested twice in a run. The bytes are what that URL
-   * served this user agent a moment ago; §2.4 lets a crawler use a cached copy.
+   * kept for that origin (in the store, where its first check looks), so the same URL is not
+   * requested twice in a run, and in force at once where this gate holds an older copy (a
+   * --recheck-after refetch through the redirect learns the target's change first: its queue is
+   * re-checked by the policy-change event). Not while the origin's own fetch is under way. The bytes
+   * are what that URL served this user agent a moment ago; §2.4 lets a crawler use a cached copy.
    */
   #adoptRedirectTarget(origin: string, result: RobotsFetchResult): void {
     if (result.kind !== 'parsed' || result.hops.length < 2) return;
@@ -471,9 +473,12 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       return;
     }
     const to = target.origin;
-    if (to === origin || target.pathname !== '/robots.txt' || target.search !== '' || this.#flights.has(to) || this.#local.peek(to) !== undefined) return;
+    if (to === origin || target.pathname !== '/robots.txt' || target.search !== '' || this.#flights.has(to)) return;
+    const local = this.#local.peek(to);
+    if (local !== undefined && local.record.fetchedAt >= result.fetchedAt) return;
     const own: RobotsFetchResult = { ...result, robotsUrl: result.finalUrl, hops: result.hops.slice(-1) };
     const record = recordFromFetch(to, own, undefined, this.#o);
+    if (local !== undefined) this.#install(record, local.record);
     // Only where the origin has nothing fresher: a store shared by a fleet may hold its own copy.
     void this.#store
       .get(to)
