@@ -86,6 +86,16 @@ export interface LastPolicy {
   readonly overridden: boolean;
 }
 
+/** See AuditReader.lastBackoffs. */
+export interface LastBackoff {
+  /** When the 429/503 response ended (ms since epoch). */
+  readonly endedAt: number;
+  readonly status: number;
+  /** Its Retry-After header as sent (unparsed); undefined when it had none. */
+  readonly retryAfter: string | undefined;
+  readonly runId: string;
+}
+
 export interface AuditReader {
   /** The files read (base names). */
   readonly files: readonly string[];
@@ -119,6 +129,9 @@ export interface AuditReader {
   /** Per host (`URL.host`): the robots.txt version it was last known under (the stamp of its
    *  latest row, or a later fetch no row went by yet): the Crawl-delay an earlier run kept. */
   lastPolicies(): Map<string, LastPolicy>;
+  /** Per host (`URL.host`): its latest response answered 429 or 503 (TDMRep reads aside), with
+   *  its Retry-After: the back-off an earlier run was under, which a later run must keep too. */
+  lastBackoffs(): Map<string, LastBackoff>;
   /** Hosts a run may have sent to: those of its rows and policy changes, and the origins of
    *  policy bodies first fetched after it started. */
   runHosts(runId: string): Set<string>;

@@ -7,7 +7,7 @@ import { openReadOnly } from './open-read-only.js';
 import type { AttemptOutcome, PolicyChangeRow, PolicyRow } from './types.js';
 
 export type { StoredAttempt, StoredPolicyChange, RunSummary, HostSummary, AttemptFilter, PolicyVersion, TimelineEntry, AuditReader } from './read-types.js';
-import type { StoredAttempt, StoredPolicyChange, RunSummary, HostSummary, AttemptFilter, PolicyVersion, TimelineEntry, AuditReader, LastPolicy } from './read-types.js';
+import type { StoredAttempt, StoredPolicyChange, RunSummary, HostSummary, AttemptFilter, PolicyVersion, TimelineEntry, AuditReader, LastPolicy, LastBackoff } from './read-types.js';
 
 /** Thrown when DIR holds no audit file, or one cannot be read. code `ERR_AUDIT_READ`. */
 export class AuditReadError extends Error {
@@ -384,6 +384,25 @@ class MergedAudit implements AuditReader {
     return out;
   }
 
+  lastBackoffs(): Map<string, LastBackoff> {
+    const out = new Map<string, LastBackoff>();
+    // TDMRep reads are left out: the crawl does not back off on their 429/503 (the file is then
+    // unreachable, which reserves), so a resumed run keeps no back-off the stopped one did not.
+    for (const { db, columns } of this.dbs) {
+      const headers = columns.includes('NULL AS headers') ? 'NULL' : 'headers';
+      const sql = `SELECT host, ended_at AS endedAt, status, ${headers} AS headers, run_id AS runId, MAX(seq)
+        FROM attempts WHERE host != '' AND status IN (429, 503) AND kind != 'tdmrep' GROUP BY host`;
+      for (const r of db.prepare(sql).iterate() as Iterable<{ host: string; endedAt: string; status: number; headers: string | null; runId: string }>) {
+        const endedAt = Date.parse(r.endedAt);
+        if (!Number.isFinite(endedAt)) continue;
+        const prev = out.get(r.host);
+        if (prev && prev.endedAt >= endedAt) continue;
+        out.set(r.host, { endedAt, status: r.status, retryAfter: retryAfterOf(r.headers), runId: r.runId });
+      }
+    }
+    return out;
+  }
+
   lastPolicies(): Map<string, LastPolicy> {
     const out = new Map<string, LastPolicy>();
     const offer = (origin: string, host: string | null, sha256: string, at: string, runId: string | null) => {
@@ -461,5 +480,16 @@ function hostOf(url: string): string {
     return new URL(url).host;
   } catch {
     return '';
+  }
+}
+
+/** The Retry-After value kept in a row's headers (JSON, names in lower case), as sent. */
+function retryAfterOf(headers: string | null): string | undefined {
+  if (headers === null) return undefined;
+  try {
+    const v = (JSON.parse(headers) as Record<string, unknown>)['retry-after'];
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -2,8 +2,12 @@
 // alone from then: the interval those runs kept for it. This run's first request to a host is its
 // robots.txt request, taken at the floor before the Crawl-delay is known, so the Crawl-delay the
 // earlier run knew must come from the audit (its policy text), or that request comes too early.
+// So must a 429/503 back-off the earlier run was under (Retry-After): Ctrl-C during one, then
+// --resume, sent the next requests after the interval alone.
 import type { AuditReader, RunSummary } from '../audit/read-types.js';
 import { crawlerIdentity, tokenInForce } from '../gate/identity.js';
+import { backoffUntil } from '../gate/pace.js';
+import { DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS } from '../crawl/job-options.js';
 import { parseRobotsTxt } from '../parser/index.js';
 
 /** One host's seed: the limiter and frontier count a response that ended at `endedAt`. */
@@ -12,7 +16,8 @@ export interface HostSeed {
   readonly endedAt: number;
   /** The frontier's interval (floor with jitter) before the host's latest row, ms; null if none. */
   readonly intervalMs: number | null;
-  /** No request to the host before this (ms since epoch): `endedAt` + the earlier run's interval. */
+  /** No request to the host before this (ms since epoch): `endedAt` + the earlier run's interval,
+   *  or the end of the 429/503 back-off it was under, whichever is later. */
   readonly notBefore: number;
 }
 
@@ -53,6 +58,7 @@ export function readResumeSeeds(reader: AuditReader, listHosts: Iterable<string>
     killed.push({ runId: run.runId, hosts, diedBy });
   }
   const policies = reader.lastPolicies();
+  const backoffs = reader.lastBackoffs();
   const byId = new Map(runs.map((r) => [r.runId, r]));
   const parsed = new Map<string, number | undefined>();
   const seeds = new Map<string, HostSeed>();
@@ -69,7 +75,16 @@ export function readResumeSeeds(reader: AuditReader, listHosts: Iterable<string>
       if (delay !== undefined) ms = Math.max(ms, Math.min(delay, cap) * 1000);
       if (p.overridden) ms = Math.max(ms, num(run.options.overrideIntervalMs) ?? 0);
     }
-    seeds.set(host, { endedAt: end.endedAt, intervalMs: end.intervalMs, notBefore: end.endedAt + Math.ceil(ms) });
+    let notBefore = end.endedAt + Math.ceil(ms);
+    const b = backoffs.get(host);
+    if (b !== undefined) {
+      // As the crawl reads it (CrawlJob): Retry-After strictly, counted from that response's end,
+      // else the run's default back-off, cut to its longest.
+      const o = byId.get(b.runId)?.options;
+      const until = backoffUntil(b.retryAfter, b.endedAt, num(o?.defaultBackoffMs) ?? DEFAULT_BACKOFF_MS, num(o?.maxBackoffMs) ?? MAX_BACKOFF_MS);
+      notBefore = Math.max(notBefore, Math.ceil(until));
+    }
+    seeds.set(host, { endedAt: end.endedAt, intervalMs: end.intervalMs, notBefore });
   }
   const unfinished = killed
     .map((k) => ({ runId: k.runId, diedBy: k.diedBy, hosts: [...k.hosts].filter((h) => seeds.get(h)!.notBefore > now).length }))

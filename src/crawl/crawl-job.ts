@@ -12,7 +12,7 @@ import { UsageCheck, type TdmRepCopy } from './usage-check.js';
 import type { DocumentTransport } from './types.js';
 import { policySnapshot } from '../gate/policy-record.js';
 import { AttemptLog, errText, hopRow, iso, type CrawlStats } from './attempt-log.js';
-import type { CrawlJobOptions, CrawlResult } from './job-options.js';
+import { DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS, type CrawlJobOptions, type CrawlResult } from './job-options.js';
 import { takeLoop } from './take-loop.js';
 import { TdmRepReader } from './tdmrep-read.js';
 import { HeldSlot } from './held-slot.js';
@@ -52,8 +52,8 @@ export class CrawlJob {
       // The frontier's own floor, when the caller does not say (README's snippet does not).
       minIntervalMs: options.frontier.minIntervalMs ?? 0,
       maxRetries: 2,
-      defaultBackoffMs: 10_000,
-      maxBackoffMs: 3_600_000,
+      defaultBackoffMs: DEFAULT_BACKOFF_MS,
+      maxBackoffMs: MAX_BACKOFF_MS,
       maxRedirects: 5,
       abortGraceMs: 2_000,
       runOptions: {},

@@ -6,6 +6,12 @@ import type { Purpose } from '../usage/index.js';
 import type { CrawlStats } from './attempt-log.js';
 import type { CrawlGate, DocumentTransport } from './types.js';
 
+/** CrawlJob's back-off after a 429/503 without a usable Retry-After (ms): also what a resumed
+ *  run reads a stopped run's back-off by. */
+export const DEFAULT_BACKOFF_MS = 10_000;
+/** CrawlJob's longest Retry-After honoured (ms). */
+export const MAX_BACKOFF_MS = 3_600_000;
+
 export interface CrawlJobOptions {
   readonly gate: CrawlGate;
   readonly frontier: Frontier;
@@ -32,9 +38,9 @@ export interface CrawlJobOptions {
   readonly limiter?: RateLimiter;
   /** Retries of a URL answered 429 or 503. Default 2. */
   readonly maxRetries?: number;
-  /** Back-off (ms) after a 429/503 without a usable Retry-After. Default 10,000. */
+  /** Back-off (ms) after a 429/503 without a usable Retry-After. Default DEFAULT_BACKOFF_MS (10,000). */
   readonly defaultBackoffMs?: number;
-  /** Longest Retry-After honoured (ms); longer ones are cut to this. Default 3,600,000. */
+  /** Longest Retry-After honoured (ms); longer ones are cut to this. Default MAX_BACKOFF_MS (3,600,000). */
   readonly maxBackoffMs?: number;
   /** Redirect hops followed at most from a URL of the list (when the transport leaves
    *  redirects to the crawl). Default 5. */
