@@ -92,7 +92,7 @@ export function formatSummary(
       .map(([k, n]) => `${n} ${k}`);
     out.push('', `rendered pages' subresources: ${count(sum(subresources), 'request')} decided (${parts.join(', ')}), one audit row each`);
   }
-  if (stats.truncated) out.push('', `${stats.truncated} documents were cut at --max-page-bytes (rows say truncated; the rest was not read)`);
+  if (stats.truncated) out.push('', `${count(stats.truncated, 'document was', 'documents were')} cut at --max-page-bytes (rows say truncated; the rest was not read)`);
   const hosts = [...stats.hosts.values()];
   const blocked = hosts.filter((h) => (h.outcomes.blocked ?? 0) > 0).sort((a, b) => (b.outcomes.blocked ?? 0) - (a.outcomes.blocked ?? 0));
   if (blocked.length) {

@@ -157,7 +157,9 @@ export class AttemptLog {
     this.audit.recordAttempt(this.row(p));
     this.attempts++;
     if (p.bytes) this.bytes += p.bytes;
-    if (p.truncated) this.truncated++;
+    // Cut at --max-page-bytes: a body cut short by a failure (a stall, a reset) says truncated
+    // too, but that row is an error, counted as one.
+    if (p.truncated && !p.error) this.truncated++;
     if (!p.final || p.settles === false) {
       this.noteInterval(p);
       return;

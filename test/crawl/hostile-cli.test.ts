@@ -31,16 +31,23 @@ describe('robots-gate crawl against hostile sites', () => {
         pump();
       },
       'small.test': site('User-agent: *\nAllow: /\n'),
+      // Cut short by a stall, not by the cap: an error row, not one of the documents cut at the cap.
+      'stall.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.writeHead(200).end('User-agent: *\nAllow: /\n');
+        res.writeHead(200, { 'content-type': 'text/html', 'content-length': '1000' });
+        res.write('<html');
+      },
     });
     const out = path.join(tmp(), 'out');
     const r = await runCli(
-      ['crawl', '-', '--user-agent', UA, '--out', out, '--min-interval', '0', '--max-page-bytes', '65536', '--json', ...resolveArgs(v)],
-      { stdin: `${v.origin('huge.test')}/big\n${v.origin('small.test')}/page\n` },
+      ['crawl', '-', '--user-agent', UA, '--out', out, '--min-interval', '0', '--max-page-bytes', '65536', '--timeout', '1500', '--json', ...resolveArgs(v)],
+      { stdin: `${v.origin('huge.test')}/big\n${v.origin('small.test')}/page\n${v.origin('stall.test')}/stalls\n` },
     );
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1); // the stalled page ended in error
     const a = openAudit(out);
     const rows = a.attempts({ kind: 'page' });
+    expect(rows.find((x) => x.url.endsWith('/stalls'))).toMatchObject({ outcome: 'error' });
     a.close();
     const big = rows.find((x) => x.url.endsWith('/big'))!;
     const small = rows.find((x) => x.url.endsWith('/page'))!;
