@@ -33,7 +33,10 @@ function usageWords(err: InvalidUserAgentError, given: boolean): string {
     case 'not-a-token':
       return given
         ? `--product-token ${JSON.stringify(t)} is not a product token: letters, digits, "_" and "-" only (RFC 9309 §2.2.1)`
-        : `--user-agent ${ua} starts with ${JSON.stringify(t)}, which is not a product token (letters, digits, "_" and "-", RFC 9309 §2.2.1); start it with your crawler's name ("MyBot/1.0 (+https://example.com/bot)"), or pass --product-token NAME`;
+        : /^\s*mozilla\b/i.test(err.userAgent)
+          ? // A browser-style string: the token was read after `compatible;`, not from its start.
+            `--user-agent ${ua} names ${JSON.stringify(t)} after "compatible;", which is not a product token (letters, digits, "_" and "-", RFC 9309 §2.2.1); pass --product-token NAME, the name sites write in User-agent lines for your crawler`
+          : `--user-agent ${ua} starts with ${JSON.stringify(t)}, which is not a product token (letters, digits, "_" and "-", RFC 9309 §2.2.1); start it with your crawler's name ("MyBot/1.0 (+https://example.com/bot)"), or pass --product-token NAME`;
     case 'no-crawler':
       return `--user-agent ${ua} names no crawler: it is a browser-style "Mozilla/…" string without "compatible; Name/version", so robots.txt groups could only match it as "Mozilla". Pass --product-token NAME, the name sites write in User-agent lines for your crawler (it must appear in --user-agent)`;
     case 'browser-product':

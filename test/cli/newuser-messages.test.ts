@@ -41,6 +41,10 @@ describe('usage errors', () => {
     expect(crawl.stderr).toMatch(/--user-agent is empty/);
     const bad = await runCli(['check', 'https://a.test/', '--user-agent', '@@']);
     expect(bad.stderr).toMatch(/--user-agent "@@" starts with "@@", which is not a product token/);
+    // A browser-style string's token comes after compatible;, and the message says so.
+    const moz = await runCli(['check', 'http://a.test/', '--user-agent', 'Mozilla/5.0 (compatible; Bötbot/1.0)', '--robots-file', '/dev/null']);
+    expect(moz.code).toBe(2);
+    expect(moz.stderr).toMatch(/names "Bötbot" after "compatible;", which is not a product token/);
   });
 
   it('a host without a scheme gets the advice to add https://', async () => {
