@@ -21,7 +21,7 @@ export { fetchRobotsTxt, type RobotsFetchResult, type RobotsFetchOptions } from 
 export { MemoryPolicyStore, type MemoryPolicyStoreOptions } from './stores/memory-policy-store.js';
 export type { PolicyStore, PolicyRecord } from './stores/types.js';
 export { MemoryRateLimiter } from './stores/memory-rate-limiter.js';
-export type { RateLimiter, Lease, AcquireResult } from './stores/types.js';
+export type { RateLimiter, Lease, AcquireResult, AcquireOptions } from './stores/types.js';
 export { MemoryFrontier, hostInterval, Pacer, pacerFor, defaultLimiter } from './politeness/index.js';
 export type { Slot, WaitEvent } from './politeness/index.js';
 export type { Frontier, FrontierItem, FrontierOptions, FrontierCounts, HostPolicy, TakeResult, TakenItem, WaitReason } from './politeness/index.js';

@@ -37,7 +37,9 @@ export class HeldSlot {
     }
     if (endedAt <= this.#releasedAt && notBefore === undefined) return;
     try {
-      const s = await this.pacer.take(this.host, { ms: 0, reason: 'floor' }, signal, this.url, this.within);
+      // endOnly: this sends nothing, so it neither waits the host's interval nor replaces the
+      // one its last holder knew (see RateLimiter).
+      const s = await this.pacer.take(this.host, { ms: 0, reason: 'floor' }, signal, this.url, this.within, { endOnly: true });
       await s.release(endedAt, notBefore);
     } catch {
       // Interrupted, or the limiter gone: nothing more is sent to the host under this URL.

@@ -4,7 +4,7 @@
 // one timer, and a release here wakes the next waiter at once instead of at its next poll.
 import diagnostics_channel from 'node:diagnostics_channel';
 import { MemoryRateLimiter } from '../stores/memory-rate-limiter.js';
-import type { Lease, RateLimiter } from '../stores/types.js';
+import type { AcquireOptions, Lease, RateLimiter } from '../stores/types.js';
 import type { Interval } from './interval.js';
 import type { WaitReason } from './types.js';
 
@@ -79,6 +79,7 @@ export function unlessAborted<T, U>(p: Promise<T>, signal: Cancellation, aborted
 
 interface Waiter {
   readonly interval: Interval;
+  readonly options: AcquireOptions | undefined;
   readonly url: string | undefined;
   readonly signal: Cancellation | undefined;
   readonly since: number;
@@ -103,6 +104,7 @@ const RELEASED: Promise<void> = Promise.resolve();
 export function releasing(p: Promise<void>): void {
   if (p !== RELEASED) p.catch(() => {});
 }
+const ENDS_ONLY: AcquireOptions = { endOnly: true };
 /** A lease never released (its holder hung or died) stops counting after this (ms). */
 export const DEFAULT_LEASE_MS = 120_000;
 
@@ -122,13 +124,15 @@ export class Pacer {
    * @param within the host's lease the caller holds on this limiter (a fleet frontier's take):
    *   the request goes under it (see RateLimiter.tryAcquire), outside the FIFO, whose waiters
    *   may be waiting for that very lease.
+   * @param options `endOnly`: the slot sends nothing, it only moves the host's last end (see
+   *   AcquireOptions): it waits only for a request in flight and a back-off.
    * @throws (rejects) the signal's reason when `signal` aborts first: nothing is held then.
    */
-  take(host: string, interval: Interval, signal?: Cancellation, url?: string, within?: Lease): Promise<Slot> {
+  take(host: string, interval: Interval, signal?: Cancellation, url?: string, within?: Lease, options?: AcquireOptions): Promise<Slot> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (within !== undefined) return this.#takeWithin(host, interval, signal, url, within);
+    if (within !== undefined) return this.#takeWithin(host, interval, signal, url, within, options);
     return new Promise<Slot>((resolve, reject) => {
-      const w: Waiter = { interval, url, signal, since: Date.now(), resolve, reject, done: false, waited: false };
+      const w: Waiter = { interval, options, url, signal, since: Date.now(), resolve, reject, done: false, waited: false };
       let q = this.#queues.get(host);
       if (q === undefined) {
         q = { waiters: [w], wake: undefined };
@@ -191,15 +195,17 @@ export class Pacer {
    *   first request (robots.txt) cannot know yet.
    */
   async seed(host: string, endedAt: number, notBefore?: number): Promise<void> {
-    const r = await this.limiter.tryAcquire(host, 0, this.leaseMs);
+    // endOnly: a seed sends nothing, so it must not replace the interval the host's last holder
+    // knew (a gate in this process, another process of the fleet) with its 0.
+    const r = await this.limiter.tryAcquire(host, 0, this.leaseMs, undefined, ENDS_ONLY);
     if (r.ok) await this.limiter.release(r.lease, endedAt, notBefore);
   }
 
-  async #takeWithin(host: string, interval: Interval, signal: Cancellation | undefined, url: string | undefined, within: Lease): Promise<Slot> {
+  async #takeWithin(host: string, interval: Interval, signal: Cancellation | undefined, url: string | undefined, within: Lease, options: AcquireOptions | undefined): Promise<Slot> {
     const since = Date.now();
     let waited = false;
     for (;;) {
-      const r = await this.limiter.tryAcquire(host, interval.ms, this.leaseMs, within);
+      const r = await this.limiter.tryAcquire(host, interval.ms, this.leaseMs, within, options);
       if (r.ok) {
         const lease = r.lease;
         if (signal?.aborted) {
@@ -232,7 +238,7 @@ export class Pacer {
       }
       let r;
       try {
-        r = await this.limiter.tryAcquire(host, w.interval.ms, this.leaseMs);
+        r = await this.limiter.tryAcquire(host, w.interval.ms, this.leaseMs, undefined, w.options);
       } catch (err) {
         q.waiters.shift();
         if (!w.done) {

@@ -1,6 +1,6 @@
 // The default RateLimiter: per-host leases in this process's memory. A fleet uses the Redis one,
 // which keeps the same promise across processes.
-import type { AcquireResult, Lease, RateLimiter } from './types.js';
+import type { AcquireOptions, AcquireResult, Lease, RateLimiter } from './types.js';
 
 interface HostSlot {
   /** Token of the lease in flight, if any. */
@@ -18,6 +18,9 @@ interface HostSlot {
   /** The largest interval asked for the host (ms): its record is kept at least that long after
    *  its last response. */
   maxIntervalMs: number;
+  /** The interval (ms) the last lease was granted under, raised by the requests under it: what
+   *  its holder knew of the host. The next request waits at least this after the last end. */
+  heldIntervalMs: number;
 }
 
 /** A host's record is kept at least this long (ms) after its last response, whatever interval it
@@ -35,52 +38,60 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async tryAcquire(host: string, intervalMs: number, leaseMs: number, within?: Lease): Promise<AcquireResult> {
-    return this.tryAcquireSync(host, intervalMs, leaseMs, within);
+  async tryAcquire(host: string, intervalMs: number, leaseMs: number, within?: Lease, options?: AcquireOptions): Promise<AcquireResult> {
+    return this.tryAcquireSync(host, intervalMs, leaseMs, within, options);
   }
 
   /** `tryAcquire` without the promise: a warm request on an open slot pays no extra tick. */
-  tryAcquireSync(host: string, intervalMs: number, leaseMs: number, within?: Lease): AcquireResult {
+  tryAcquireSync(host: string, intervalMs: number, leaseMs: number, within?: Lease, options?: AcquireOptions): AcquireResult {
+    const endOnly = options?.endOnly === true;
     const now = this.now();
     this.dropIdle(now);
     let slot = this.slots.get(host);
     if (!slot) {
-      slot = { token: undefined, leaseExpiresAt: 0, lastEndedAt: undefined, notBefore: 0, sub: undefined, subExpiresAt: 0, maxIntervalMs: 0 };
+      slot = { token: undefined, leaseExpiresAt: 0, lastEndedAt: undefined, notBefore: 0, sub: undefined, subExpiresAt: 0, maxIntervalMs: 0, heldIntervalMs: 0 };
       this.slots.set(host, slot);
     }
     if (intervalMs > slot.maxIntervalMs) slot.maxIntervalMs = intervalMs;
-    if (within !== undefined && slot.token === within.token && now < slot.leaseExpiresAt) return this.under(slot, host, intervalMs, leaseMs, now);
+    // What this request waits after the last end: its own interval and the last holder's.
+    const gapMs = endOnly ? 0 : Math.max(intervalMs, slot.heldIntervalMs);
+    if (within !== undefined && slot.token === within.token && now < slot.leaseExpiresAt) return this.under(slot, host, intervalMs, gapMs, leaseMs, now, endOnly);
     if (slot.token !== undefined) {
       if (now < slot.leaseExpiresAt) {
-        // In flight: the earliest the host can open is the interval after a release that has
-        // not happened yet, so now + interval is a safe lower bound.
-        return { ok: false, retryAt: Math.min(now + Math.max(intervalMs, 1), slot.leaseExpiresAt) };
+        // In flight: the earliest the host can open is the gap after a release that has not
+        // happened yet (at least the holder's interval), so now + gap is a safe lower bound.
+        return { ok: false, retryAt: Math.min(now + Math.max(gapMs, intervalMs, 1), slot.leaseExpiresAt) };
       }
       // The holder never released: its request is presumed ended when the lease expired.
       slot.lastEndedAt = slot.leaseExpiresAt;
       slot.token = undefined;
       slot.sub = undefined;
     }
-    const readyAt = Math.max(slot.lastEndedAt === undefined ? 0 : slot.lastEndedAt + intervalMs, slot.notBefore);
+    const readyAt = Math.max(slot.lastEndedAt === undefined ? 0 : slot.lastEndedAt + gapMs, slot.notBefore);
     if (readyAt > now) return { ok: false, retryAt: readyAt };
     const token = this.prefix + ++this.tokens;
     slot.token = token;
     slot.leaseExpiresAt = now + leaseMs;
+    // The new holder's knowledge replaces the last one's, whose gap has passed; a lease that
+    // sends nothing (endOnly: a seed, an end moved) knows nothing and leaves it.
+    if (!endOnly) slot.heldIntervalMs = intervalMs;
     return { ok: true, lease: { host, token, grantedAt: now } };
   }
 
   /** A request under the lease in flight: one at a time, spaced like any other. */
-  private under(slot: HostSlot, host: string, intervalMs: number, leaseMs: number, now: number): AcquireResult {
+  private under(slot: HostSlot, host: string, intervalMs: number, gapMs: number, leaseMs: number, now: number, endOnly: boolean): AcquireResult {
     if (slot.sub !== undefined) {
-      if (now < slot.subExpiresAt) return { ok: false, retryAt: Math.min(now + Math.max(intervalMs, 1), slot.subExpiresAt) };
+      if (now < slot.subExpiresAt) return { ok: false, retryAt: Math.min(now + Math.max(gapMs, intervalMs, 1), slot.subExpiresAt) };
       if (slot.lastEndedAt === undefined || slot.subExpiresAt > slot.lastEndedAt) slot.lastEndedAt = slot.subExpiresAt;
       slot.sub = undefined;
     }
-    const readyAt = Math.max(slot.lastEndedAt === undefined ? 0 : slot.lastEndedAt + intervalMs, slot.notBefore);
+    const readyAt = Math.max(slot.lastEndedAt === undefined ? 0 : slot.lastEndedAt + gapMs, slot.notBefore);
     if (readyAt > now) return { ok: false, retryAt: readyAt };
     const token = this.prefix + ++this.tokens;
     slot.sub = token;
     slot.subExpiresAt = now + leaseMs;
+    // The same holder, which may know more now (the page after its robots.txt): the largest.
+    if (!endOnly && intervalMs > slot.heldIntervalMs) slot.heldIntervalMs = intervalMs;
     return { ok: true, lease: { host, token, grantedAt: now } };
   }
 

@@ -6,7 +6,9 @@
 //   granted   when it was granted                                              ms, Redis clock
 //   ended     when the last response from the host ended                      ms, Redis clock
 //   nb        not before: Retry-After back-off                                  ms, Redis clock
-//   iv        the interval asked for at the last grant (ms), to size the key's expiry
+//   iv        the interval the last lease was granted under, raised by the requests under it
+//             (ms): what its holder knew. The next request waits at least this after 'ended'
+//             (see RateLimiter); it also sizes the key's expiry
 //   sub       the token of a request in flight under the lease in flight (a fleet frontier's
 //             take sends robots.txt and the page under one lease: see `within`)
 //   subuntil  when that request stops counting if never released                   ms, Redis clock
@@ -16,32 +18,46 @@
 // only as durations (how long ago its response ended, how long to back off), which do not
 // depend on where its clock stands.
 import { randomUUID } from 'node:crypto';
-import type { AcquireResult, Lease, RateLimiter } from './types.js';
+import type { AcquireOptions, AcquireResult, Lease, RateLimiter } from './types.js';
 import type { RedisConnection } from './redis-connection.js';
 
 // KEYS[1] host hash. ARGV: token, intervalMs, leaseMs, keepMs, within (the lease token the
-// caller holds, '' none). Returns {1, grantedAt} or {0, waitMs}.
+// caller holds, '' none), endOnly (1: the lease sends nothing, see AcquireOptions). Returns
+// {1, grantedAt} or {0, waitMs}.
 const ACQUIRE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local h = redis.call('HMGET', KEYS[1], 'token', 'until', 'granted', 'ended', 'nb', 'sub', 'subuntil')
+local h = redis.call('HMGET', KEYS[1], 'token', 'until', 'granted', 'ended', 'nb', 'sub', 'subuntil', 'iv')
 local token, untilAt = h[1], tonumber(h[2])
 local ended, nb = tonumber(h[4]) or 0, tonumber(h[5]) or 0
+local interval, held, endOnly = tonumber(ARGV[2]), tonumber(h[8]) or 0, ARGV[6] == '1'
+-- The gap after the last end: this caller's interval and the last holder's (what it knew).
+-- A lease that sends nothing waits none.
+local gap = interval
+if endOnly then gap = 0 elseif held > gap then gap = held end
+local poll = math.max(gap, interval, 25)
 if token and token == ARGV[5] and untilAt and untilAt > now then
   -- One more request under the caller's own live lease: no second slot (it would wait for the
   -- very lease its caller holds), but one at a time and spaced like any other.
   if h[6] then
     if h[6] == ARGV[1] then return {1, now} end
     local subUntil = tonumber(h[7]) or 0
-    if subUntil > now then return {0, math.min(subUntil - now, math.max(tonumber(ARGV[2]), 25))} end
+    if subUntil > now then return {0, math.min(subUntil - now, poll)} end
     -- Its sender died mid-request: count the end of its time as the response's end.
     if subUntil > ended then ended = subUntil end
   end
-  local ready = ended + tonumber(ARGV[2])
+  local ready = ended + gap
   if nb > ready then ready = nb end
   if ready > now then return {0, ready - now} end
   redis.call('HSET', KEYS[1], 'sub', ARGV[1], 'subuntil', now + tonumber(ARGV[3]))
   if ended > 0 then redis.call('HSET', KEYS[1], 'ended', ended) end
+  -- The same holder, which may know more now (the page after its robots.txt): the largest.
+  if not endOnly and interval > held then
+    redis.call('HSET', KEYS[1], 'iv', interval)
+    -- Kept while it constrains: should the lease lapse, its end plus this interval.
+    local need = untilAt - now + interval + tonumber(ARGV[4])
+    if redis.call('PTTL', KEYS[1]) < need then redis.call('PEXPIRE', KEYS[1], need) end
+  end
   return {1, now}
 end
 if token then
@@ -49,19 +65,21 @@ if token then
   if token == ARGV[1] then return {1, tonumber(h[3])} end
   -- In flight elsewhere: the next grant is at least an interval after its release, which is
   -- at least 'now', so polling again after one interval (or the lease's end) is never late.
-  if untilAt > now then return {0, math.min(untilAt - now, math.max(tonumber(ARGV[2]), 25))} end
+  if untilAt > now then return {0, math.min(untilAt - now, poll)} end
   -- The holder died mid-request: count its lease's end as the response's end.
   if untilAt > ended then ended = untilAt end
   redis.call('HDEL', KEYS[1], 'token', 'until', 'granted', 'sub', 'subuntil')
   redis.call('HSET', KEYS[1], 'ended', ended)
 end
-local interval = tonumber(ARGV[2])
-local ready = ended + interval
+local ready = ended + gap
 if nb > ready then ready = nb end
 if ready > now then return {0, ready - now} end
 local leaseMs = tonumber(ARGV[3])
 redis.call('HDEL', KEYS[1], 'sub', 'subuntil')
-redis.call('HSET', KEYS[1], 'token', ARGV[1], 'until', now + leaseMs, 'granted', now, 'iv', interval)
+redis.call('HSET', KEYS[1], 'token', ARGV[1], 'until', now + leaseMs, 'granted', now)
+-- The new holder's knowledge replaces the last one's, whose gap has passed; a lease that
+-- sends nothing knows nothing and leaves it.
+if endOnly then interval = held else redis.call('HSET', KEYS[1], 'iv', interval) end
 redis.call('PEXPIRE', KEYS[1], leaseMs + interval + tonumber(ARGV[4]))
 return {1, now}
 `;
@@ -99,7 +117,7 @@ return 1
 
 /** The scripts as ioredis commands (defineCommand adds them at run time). */
 interface LimiterScripts {
-  rgLimAcquire(key: string, token: string, intervalMs: number, leaseMs: number, keepMs: number, within: string): Promise<[number, number]>;
+  rgLimAcquire(key: string, token: string, intervalMs: number, leaseMs: number, keepMs: number, within: string, endOnly: number): Promise<[number, number]>;
   rgLimRelease(key: string, token: string, ageMs: number, backoffMs: number, keepMs: number): Promise<number>;
 }
 
@@ -113,8 +131,9 @@ export interface RedisRateLimiterOptions {
 
 /**
  * `RateLimiter` shared by every worker connected to the same Redis with the same prefix.
- * A host is granted only when no lease on it is live anywhere and `intervalMs` has passed
- * since the last response ended (and any Retry-After back-off). `Lease.grantedAt` and the
+ * A host is granted only when no lease on it is live anywhere and max(`intervalMs`, the
+ * interval the last lease was granted under) has passed since the last response ended (and
+ * any Retry-After back-off): see RateLimiter. `Lease.grantedAt` and the
  * `retryAt` of a refusal are in this process's clock (ms since epoch), translated from
  * Redis's clock by the round trip.
  *
@@ -142,8 +161,9 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /** @param intervalMs gap after the previous response's end (ms). @param leaseMs lease life if
-   *  never released (ms). @param within a lease on the host the caller holds (see RateLimiter). */
-  async tryAcquire(host: string, intervalMs: number, leaseMs: number, within?: Lease): Promise<AcquireResult> {
+   *  never released (ms). @param within a lease on the host the caller holds (see RateLimiter).
+   *  @param options `endOnly`: the lease sends nothing (see AcquireOptions). */
+  async tryAcquire(host: string, intervalMs: number, leaseMs: number, within?: Lease, options?: AcquireOptions): Promise<AcquireResult> {
     if (!(intervalMs >= 0) || !(leaseMs > 0)) {
       throw new RangeError(`intervalMs must be >= 0 and leaseMs > 0 (got ${intervalMs}, ${leaseMs})`);
     }
@@ -152,7 +172,7 @@ export class RedisRateLimiter implements RateLimiter {
     const key = this.key(host);
     const iv = Math.ceil(intervalMs);
     const ls = Math.ceil(leaseMs);
-    const [ok, value] = await this.conn.run(() => this.scripts.rgLimAcquire(key, token, iv, ls, this.keepMs, within?.token ?? ''));
+    const [ok, value] = await this.conn.run(() => this.scripts.rgLimAcquire(key, token, iv, ls, this.keepMs, within?.token ?? '', options?.endOnly === true ? 1 : 0));
     const local = Date.now();
     if (ok === 1) {
       return { ok: true, lease: { host, token, grantedAt: local } };

@@ -60,6 +60,17 @@ export interface Lease {
   readonly grantedAt: number;
 }
 
+/** How a slot is asked for (RateLimiter.tryAcquire). */
+export interface AcquireOptions {
+  /**
+   * The lease sends no request: it only moves the host's last end (a seed read back from an
+   * earlier run, a rendered page's end moved once its subresources ended). It waits only for a
+   * request in flight and a back-off, not for any interval, and leaves the remembered interval
+   * (see RateLimiter) as it is: it knows nothing of the host, so it must not lower it.
+   */
+  readonly endOnly?: boolean;
+}
+
 export type AcquireResult =
   | { readonly ok: true; readonly lease: Lease }
   /** Not now: try again at `retryAt` (ms since epoch). */
@@ -67,8 +78,20 @@ export type AcquireResult =
 
 /**
  * The per-host politeness lease. A host may be sent a request only when no request to it is in
- * flight (anywhere, for a shared limiter) and `intervalMs` has passed since the last response
- * from it ended.
+ * flight (anywhere, for a shared limiter) and max(`intervalMs`, the remembered interval) has
+ * passed since the last response from it ended, and any back-off (`notBefore`) has passed.
+ *
+ * The remembered interval is the one the host's last lease was granted under (raised by the
+ * requests granted `within` it): what its holder knew of the host. Each caller asks what IT
+ * knows, and callers know different things: a gate that has the host's robots.txt asks its
+ * Crawl-delay, while another gate on the same limiter, whose first request is that robots.txt
+ * itself, can only ask its floor. Without the remembered interval the second one would go a
+ * floor after the first one's page, and two gates (or a crawl and ten processes) would add up
+ * to more than one polite crawler. So the gap between two consecutive requests is at least the
+ * larger of the two intervals. The next lease replaces it (its gap has passed by then), so an
+ * interval that shrinks (a Crawl-delay lowered) counts from the request after. A lease that
+ * lapses unreleased counts as ended at its expiry, under its interval. A host's record is kept
+ * while any of this still constrains its next request.
  */
 export interface RateLimiter {
   /**
@@ -77,11 +100,17 @@ export interface RateLimiter {
    * @param leaseMs how long the lease lives if never released (its holder died).
    * @param within a lease on `host` the caller holds already (a fleet frontier's take, whose
    *   token is this limiter's): while it is the host's live lease, the request is one more under
-   *   it, not a second slot. One such request is in flight at a time, `intervalMs` after the last
-   *   response from the host ended, and its release moves that end. Otherwise (another holder,
+   *   it, not a second slot. One such request is in flight at a time, spaced like any other after
+   *   the last response from the host ended, and its release moves that end. Otherwise (another holder,
    *   lapsed, a token this limiter never granted) the slot is taken as without it.
+   * @param options `endOnly`: the lease sends nothing (see AcquireOptions). A limiter that does
+   *   not know it treats the lease as a request under `intervalMs`.
+   * @returns the lease, or when to ask again (`retryAt`, ms since epoch): never later than the
+   *   host could open, so a caller that polls then loses no turn. While a request is in flight
+   *   that is its release plus the larger interval at the earliest, so `now` + that (or the
+   *   lease's expiry, if sooner).
    */
-  tryAcquire(host: string, intervalMs: number, leaseMs: number, within?: Lease): Promise<AcquireResult>;
+  tryAcquire(host: string, intervalMs: number, leaseMs: number, within?: Lease, options?: AcquireOptions): Promise<AcquireResult>;
   /** The response ended at `endedAt` (ms since epoch). `notBefore` pushes the host's next slot
    *  later still (Retry-After back-off). A lease granted `within` another leaves that one held. */
   release(lease: Lease, endedAt: number, notBefore?: number): Promise<void>;
