@@ -15,9 +15,14 @@ local function interval(host)
   if p[2] == '1' and ovMs > ms then ms, why = ovMs, 'override' end
   return math.ceil(ms), why
 end
+-- The interval the host's last lease was granted under (what its holder knew, which may be more
+-- than this run knows: another run, a gate on the limiter): the next request waits it too.
+local function held(host)
+  return tonumber(redis.call('HGET', L .. 'lim:' .. host, 'iv')) or 0
+end
 -- When the host may next be sent: returns readyAt, inFlight, ended (nil before any response).
 local function readiness(host)
-  local h = redis.call('HMGET', L .. 'lim:' .. host, 'token', 'until', 'ended', 'nb')
+  local h = redis.call('HMGET', L .. 'lim:' .. host, 'token', 'until', 'ended', 'nb', 'iv')
   local untilAt, ended, nb = tonumber(h[2]), tonumber(h[3]), tonumber(h[4]) or 0
   if h[1] and untilAt then
     if untilAt > now then return untilAt, true, ended end
@@ -25,7 +30,7 @@ local function readiness(host)
     if not ended or untilAt > ended then ended = untilAt end
   end
   if not ended then return nb, false, nil end
-  local ready = ended + interval(host)
+  local ready = ended + math.max(interval(host), tonumber(h[5]) or 0)
   if nb > ready then ready = nb end
   return ready, false, ended
 end
@@ -101,12 +106,12 @@ for _ = 1, 16 do
       local attempt = tonumber(redis.call('HGET', R .. 'att', url)) or 1
       redis.call('HDEL', R .. 'att', url)
       local item = {url = url, host = host, attempt = attempt, worker = ARGV[9]}
-      local iv = 0
+      -- What this run knows of the host: the lease is granted under it (the limiter's 'iv').
+      local iv, why = interval(host)
       if ended then
-        local why
-        iv, why = interval(host)
+        local gap = math.max(iv, held(host))
         local nb = tonumber(redis.call('HGET', L .. 'lim:' .. host, 'nb')) or 0
-        if nb > ended + iv then item.iv, item.why = nb - ended, 'backoff' else item.iv, item.why = iv, why end
+        if nb > ended + gap then item.iv, item.why = nb - ended, 'backoff' else item.iv, item.why = gap, why end
       end
       local lim = L .. 'lim:' .. host
       if ended then redis.call('HSET', lim, 'ended', ended) end
@@ -162,7 +167,7 @@ if h[1] == token then
     redis.call('HSET', lim, 'ended', ended)
     redis.call('HSET', R .. 'hp:' .. host, 'jf', ARGV[9])
   end
-  local iv = interval(host)
+  local iv = math.max(interval(host), held(host))
   local ended = tonumber(redis.call('HGET', lim, 'ended')) or now
   redis.call('PEXPIRE', lim, math.max(1, math.max(ended + iv, nb) - now + tonumber(ARGV[11])))
 end
