@@ -28,7 +28,9 @@ afterAll(async () => {
 
 describe('a host backed off by Retry-After', () => {
   it('counts in the ETA from when it may be asked again', async () => {
-    const gate = new RobotsGate({ userAgent: 'T', resolve: v.resolve });
+    // The gate's floor as the frontier's, as the CLI builds them: the robots.txt request's interval
+    // holds for the request after it (the limiter keeps the interval of the last lease).
+    const gate = new RobotsGate({ userAgent: 'T', resolve: v.resolve, minIntervalMs: 10 });
     const frontier = new MemoryFrontier({ minIntervalMs: 10 });
     const ac = new AbortController();
     const audit = new AttemptRows();
