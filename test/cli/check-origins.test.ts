@@ -55,19 +55,27 @@ describe('robots-gate check on many origins', () => {
   }, 45_000);
 
   it(`asks at most ${CHECK_ORIGINS_AT_ONCE} origins at once`, async () => {
-    // No robots.txt is answered until every host has asked for its own: a bounded check sends the
-    // first CHECK_ORIGINS_AT_ONCE, which wait out their --timeout; only then are the others asked
-    // (and answered, all hosts having asked by then).
+    // The first CHECK_ORIGINS_AT_ONCE robots.txt requests are held for half a second once they are
+    // all in: an unbounded check would have asked the other hosts meanwhile. Then everything is
+    // answered, and every host is decided by its file. (No timeout is raced: a loaded machine can
+    // only make the bounded check look more bounded, never fail it.)
     const n = CHECK_ORIGINS_AT_ONCE + 4;
-    const h = heldHosts(n, (held, seen) => {
-      if (seen === n) for (const res of held.splice(0)) h.answer(res);
+    let released = false;
+    const h = heldHosts(n, (held) => {
+      if (released) return void held.splice(0).forEach((res) => h.answer(res));
+      if (held.length === CHECK_ORIGINS_AT_ONCE) {
+        setTimeout(() => {
+          released = true;
+          for (const res of held.splice(0)) h.answer(res);
+        }, 500);
+      }
     });
     const v = await fx.hosts(h.map);
     const urls = Array.from({ length: n }, (_, i) => `${v.origin(`h${i}.test`)}/x`);
-    const r = await runCli(['check', ...urls, '--user-agent', 'TestBot/1.0', '--timeout', '2000', '--json', ...fx.resolveArgs(v)]);
+    const r = await runCli(['check', ...urls, '--user-agent', 'TestBot/1.0', '--timeout', '20000', '--json', ...fx.resolveArgs(v)], { timeoutMs: 40_000 });
     expect(h.stats.maxHeld).toBe(CHECK_ORIGINS_AT_ONCE);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((d) => [d.url, d.reason])).toEqual(urls.map((u, i) => [u, i < CHECK_ORIGINS_AT_ONCE ? 'unreachable' : 'no-matching-rule']));
-    expect(r.code).toBe(1);
-  });
+    expect(lines.map((d) => [d.url, d.reason])).toEqual(urls.map((u) => [u, 'no-matching-rule']));
+    expect(r.code).toBe(0);
+  }, 45_000);
 });
