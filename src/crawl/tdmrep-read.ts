@@ -7,6 +7,7 @@ import type { Decision } from '../gate/types.js';
 import type { Pacer } from '../politeness/pacer.js';
 import type { TakenItem, WaitReason } from '../politeness/types.js';
 import { retryAfterMs } from '../politeness/retry-after.js';
+import { failureRetryMs } from '../gate/policy-record.js';
 import type { Lease } from '../stores/types.js';
 import { parseTdmRep } from '../usage/index.js';
 import { hopRow, type AttemptLog } from './attempt-log.js';
@@ -109,8 +110,8 @@ export class TdmRepReader {
     } else if (!this.d.signal?.aborted) {
       // Cut by the run's own stop: not the server's failure (the run ends anyway).
       const failures = (failed?.failures ?? 0) + 1;
-      const wait = Math.max(TDMREP_RETRY_MS * 2 ** Math.min(failures - 1, 30), retryAfterMs(last.headers['retry-after'], last.endedAt) ?? 0);
-      this.failed.set(origin, { copy, retryAt: last.endedAt + Math.min(wait, TDMREP_RETRY_MAX_MS), failures });
+      const wait = failureRetryMs(failures, TDMREP_RETRY_MS, TDMREP_RETRY_MAX_MS, retryAfterMs(last.headers['retry-after'], last.endedAt));
+      this.failed.set(origin, { copy, retryAt: last.endedAt + wait, failures });
     }
     for (let i = 0; i < result.hops.length; i++) {
       const hop = result.hops[i]!;

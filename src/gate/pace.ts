@@ -29,7 +29,6 @@ export function leaseOf(opts: Dispatcher.DispatchOptions): Lease | undefined {
   return (opts as unknown as Record<symbol, Lease | undefined>)[kWithin];
 }
 
-/** Did a pacing step above send this request? */
 /** Send `opts` with `handler`, which holds a host's slot: a dispatch that throws gives it back. */
 export function dispatchHolding(dispatch: Dispatch, opts: Dispatcher.DispatchOptions, handler: { release(): void }): boolean {
   try {
@@ -40,6 +39,7 @@ export function dispatchHolding(dispatch: Dispatch, opts: Dispatcher.DispatchOpt
   }
 }
 
+/** Did a pacing step above send this request? */
 export function isPaced(opts: Dispatcher.DispatchOptions): boolean {
   return (opts as unknown as Record<symbol, unknown>)[kPaced] === true;
 }

@@ -13,6 +13,15 @@ import type { ResolvedOptions } from './options.js';
 export const KEEP_GOOD_COPY_MS = 30 * 24 * 3600 * 1000;
 
 /**
+ * How long after its `failures`-th failure in a row a file that could not be fetched is asked
+ * again (ms): `retryMs` doubled at each failure, at least the server's Retry-After (ms), at most
+ * `maxMs`. The schedule of an unreachable robots.txt, and of the crawl's TDMRep file.
+ */
+export function failureRetryMs(failures: number, retryMs: number, maxMs: number, retryAfterMs: number | undefined): number {
+  return Math.min(maxMs, Math.max(retryMs * 2 ** Math.min(failures - 1, 30), retryAfterMs ?? 0));
+}
+
+/**
  * The record for `origin` after `result`, given the record in force before (if any).
  * - 2xx: the new file; fresh for min(maxAgeMs, max(Cache-Control max-age, minAgeMs)).
  * - unreachable with a good copy younger than 30 days: that copy, `stale`, retried with backoff.
@@ -27,7 +36,7 @@ export function recordFromFetch(
 ): GatePolicyRecord {
   const now = result.fetchedAt;
   const failures = (previous?.failures ?? 0) + 1;
-  const retryAt = () => now + Math.min(o.maxAgeMs, Math.max(o.retryMs * 2 ** Math.min(failures - 1, 30), result.retryAfterMs ?? 0));
+  const retryAt = () => now + failureRetryMs(failures, o.retryMs, o.maxAgeMs, result.retryAfterMs);
   const base = { origin, robotsUrl: result.robotsUrl, finalUrl: result.finalUrl, status: result.status, fetchedAt: now };
 
   if (result.kind === 'parsed') {
