@@ -379,10 +379,15 @@ export class CrawlJob {
   }
 
   /** The interval to keep before sending `t`: the frontier's (it drew the jitter), or for the
-   *  host's first request of this run the floor; never below Crawl-delay or override. */
+   *  host's first request of this run the floor; never below Crawl-delay or override. After a
+   *  back-off the frontier's figure is the back-off's length, which is no interval: the limiter
+   *  keeps the back-off itself (its notBefore), and an interval asked for is what the lease is
+   *  granted under, which the host's next request waits too (a Retry-After of an hour held the
+   *  page after the retry another hour). So the floor then, as for a first request. */
   private interval(t: TakenItem, crawlDelaySeconds: number | undefined, underOverride: boolean): { ms: number; reason: WaitReason } {
-    let ms = t.intervalMs ?? this.o.minIntervalMs;
-    let reason: WaitReason = t.waitReason ?? 'floor';
+    const backoff = t.waitReason === 'backoff';
+    let ms = backoff ? this.o.minIntervalMs : (t.intervalMs ?? this.o.minIntervalMs);
+    let reason: WaitReason = backoff ? 'floor' : (t.waitReason ?? 'floor');
     const delayMs = (crawlDelaySeconds ?? 0) * 1000;
     if (delayMs > ms) [ms, reason] = [delayMs, 'crawl-delay'];
     if (underOverride && this.o.overrideIntervalMs > ms) [ms, reason] = [this.o.overrideIntervalMs, 'override'];
