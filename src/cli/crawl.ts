@@ -270,7 +270,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       return CRAWL_EXIT.usage;
     }
     const frontier = fleet?.frontier ?? new MemoryFrontier({ ...frontierOptions, overrideIntervalMs: gate.overrideIntervalMs });
-    for (const [host, last] of lastSent) frontier.seedHost?.(host, last.endedAt, last.intervalMs);
+    // With the hold (a back-off, the Crawl-delay kept): a host not open yet is not taken, so no
+    // worker waits it out in the limiter holding one of the --concurrency slots.
+    for (const [host, last] of lastSent) frontier.seedHost?.(host, last.endedAt, last.intervalMs, { until: last.notBefore, reason: last.notBeforeReason });
     // The limiter too: this run's first request to a host, its robots.txt included, keeps the
     // interval after the earlier run's last response, the earlier run's Crawl-delay included.
     const pacer = pacerFor(gate.limiter);
@@ -370,6 +372,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         say,
         ...(fleet ? { limiter: fleet.limiter, claim: fleet.claimSitemap } : {}),
       });
+      // This run's sitemap requests: a later end, no hold of their own (discovery does not back
+      // off); the earlier run's hold seeded above stays (seedHost keeps the later one).
       for (const [host, last] of phase.lastSent) frontier.seedHost?.(host, last.endedAt, last.intervalMs);
       sitemapProblems = phase.problems;
       listed = phase.urls;

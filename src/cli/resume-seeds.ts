@@ -9,6 +9,7 @@ import { crawlerIdentity, tokenInForce } from '../gate/identity.js';
 import { backoffUntil } from '../gate/pace.js';
 import { DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS } from '../crawl/job-options.js';
 import { parseRobotsTxt } from '../parser/index.js';
+import type { WaitReason } from '../politeness/types.js';
 
 /** One host's seed: the limiter and frontier count a response that ended at `endedAt`. */
 export interface HostSeed {
@@ -19,6 +20,9 @@ export interface HostSeed {
   /** No request to the host before this (ms since epoch): `endedAt` + the earlier run's interval,
    *  or the end of the 429/503 back-off it was under, whichever is later. */
   readonly notBefore: number;
+  /** What `notBefore` came from: `backoff` when the 429/503 back-off ends it, else the largest
+   *  term of the earlier run's interval (`crawl-delay`, `override`, `floor`). */
+  readonly notBeforeReason: WaitReason;
 }
 
 export interface ResumeSeeds {
@@ -66,14 +70,17 @@ export function readResumeSeeds(reader: AuditReader, listHosts: Iterable<string>
     const p = policies.get(host);
     const run = (p?.runId != null ? byId.get(p.runId) : undefined) ?? runs.at(-1);
     let ms = Math.max(end.intervalMs ?? 0, num(run?.options.minIntervalMs) ?? 0);
+    let reason: WaitReason = 'floor';
     if (p !== undefined && run !== undefined) {
       const key = `${p.sha256} ${run.runId}`;
       if (!parsed.has(key)) parsed.set(key, crawlDelayOf(reader, p.sha256, run));
       const delay = parsed.get(key);
       // Capped as the crawl caps it: over --max-crawl-delay the host is skipped or clamped to it.
       const cap = num(run.options.maxCrawlDelaySeconds) ?? 60;
-      if (delay !== undefined) ms = Math.max(ms, Math.min(delay, cap) * 1000);
-      if (p.overridden) ms = Math.max(ms, num(run.options.overrideIntervalMs) ?? 0);
+      const delayMs = delay === undefined ? 0 : Math.min(delay, cap) * 1000;
+      if (delayMs > ms) [ms, reason] = [delayMs, 'crawl-delay'];
+      const overrideMs = p.overridden ? (num(run.options.overrideIntervalMs) ?? 0) : 0;
+      if (overrideMs > ms) [ms, reason] = [overrideMs, 'override'];
     }
     let notBefore = end.endedAt + Math.ceil(ms);
     const b = backoffs.get(host);
@@ -82,9 +89,9 @@ export function readResumeSeeds(reader: AuditReader, listHosts: Iterable<string>
       // else the run's default back-off, cut to its longest.
       const o = byId.get(b.runId)?.options;
       const until = backoffUntil(b.retryAfter, b.endedAt, num(o?.defaultBackoffMs) ?? DEFAULT_BACKOFF_MS, num(o?.maxBackoffMs) ?? MAX_BACKOFF_MS);
-      notBefore = Math.max(notBefore, Math.ceil(until));
+      if (Math.ceil(until) > notBefore) [notBefore, reason] = [Math.ceil(until), 'backoff'];
     }
-    seeds.set(host, { endedAt: end.endedAt, intervalMs: end.intervalMs, notBefore });
+    seeds.set(host, { endedAt: end.endedAt, intervalMs: end.intervalMs, notBefore, notBeforeReason: reason });
   }
   const unfinished = killed
     .map((k) => ({ runId: k.runId, diedBy: k.diedBy, hosts: [...k.hosts].filter((h) => seeds.get(h)!.notBefore > now).length }))

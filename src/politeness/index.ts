@@ -8,6 +8,7 @@ export type {
   TakenItem,
   ReleaseOptions,
   FailOptions,
+  SeedHold,
   WaitReason,
 } from './types.js';
 export { MemoryFrontier } from './memory-frontier.js';

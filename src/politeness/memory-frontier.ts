@@ -12,8 +12,10 @@ import type {
   FrontierOptions,
   HostPolicy,
   ReleaseOptions,
+  SeedHold,
   TakeResult,
   TakenItem,
+  WaitReason,
 } from './types.js';
 
 interface HostState {
@@ -27,8 +29,10 @@ interface HostState {
   busy: string | undefined;
   /** When the previous response ended (ms), undefined before the first request. */
   lastEndedAt: number | undefined;
-  /** Retry-After back-off: no request before this time (ms). */
+  /** Retry-After back-off, or an earlier run's hold (seedHost): no request before this time (ms). */
   notBefore: number;
+  /** What `notBefore` came from: `backoff`, or the earlier run's interval term it was seeded with. */
+  notBeforeReason: WaitReason;
   /** 1 to 1 + jitter, drawn at each release. */
   jitterFactor: number;
   /** Bumped each time the host is (re)scheduled; heap entries with another version are stale. */
@@ -101,6 +105,7 @@ export class MemoryFrontier implements Frontier {
         busy: undefined,
         lastEndedAt: undefined,
         notBefore: 0,
+        notBeforeReason: 'backoff',
         jitterFactor: 1,
         version: 0,
       };
@@ -109,15 +114,25 @@ export class MemoryFrontier implements Frontier {
     return h;
   }
 
-  seedHost(host: string, lastEndedAt: number, intervalMs: number | null): void {
+  seedHost(host: string, lastEndedAt: number, intervalMs: number | null, hold?: SeedHold): void {
     const h = this.hostState(host);
-    if (h.lastEndedAt !== undefined && h.lastEndedAt >= lastEndedAt) return;
-    h.lastEndedAt = lastEndedAt;
-    // The floor's jitter as it was drawn then (within its bounds); a Crawl-delay or override
-    // interval comes back with the host's policy, which the crawl sets before sending.
-    const floor = this.terms.minIntervalMs;
-    h.jitterFactor = intervalMs !== null && floor > 0 ? Math.min(Math.max(intervalMs / floor, 1), 1 + this.jitter) : 1;
-    if (h.busy === undefined && queued(h) > 0) this.schedule(host, h);
+    let changed = false;
+    // The hold is kept whatever end is known: a later seed (this run's sitemap requests) does
+    // not shorten a back-off the earlier run was under.
+    if (hold !== undefined && hold.until > h.notBefore) {
+      h.notBefore = hold.until;
+      h.notBeforeReason = hold.reason;
+      changed = true;
+    }
+    if (h.lastEndedAt === undefined || h.lastEndedAt < lastEndedAt) {
+      h.lastEndedAt = lastEndedAt;
+      // The floor's jitter as it was drawn then (within its bounds); a Crawl-delay or override
+      // interval comes back with the host's policy, which the crawl sets before sending.
+      const floor = this.terms.minIntervalMs;
+      h.jitterFactor = intervalMs !== null && floor > 0 ? Math.min(Math.max(intervalMs / floor, 1), 1 + this.jitter) : 1;
+      changed = true;
+    }
+    if (changed && h.busy === undefined && queued(h) > 0) this.schedule(host, h);
   }
 
   async take(now: number = Date.now()): Promise<TakeResult> {
@@ -155,13 +170,14 @@ export class MemoryFrontier implements Frontier {
         return { kind: 'item', item: { url, host, attempt }, lease, intervalMs: null, waitReason: null };
       }
       const interval = hostInterval(h.policy, this.terms, h.jitterFactor);
-      const backoff = h.notBefore > h.lastEndedAt + interval.ms;
+      // Held past the interval: by a back-off, or by what an earlier run kept (seedHost).
+      const held = h.notBefore > h.lastEndedAt + interval.ms;
       return {
         kind: 'item',
         item: { url, host, attempt },
         lease,
-        intervalMs: backoff ? h.notBefore - h.lastEndedAt : interval.ms,
-        waitReason: backoff ? 'backoff' : interval.reason,
+        intervalMs: held ? h.notBefore - h.lastEndedAt : interval.ms,
+        waitReason: held ? h.notBeforeReason : interval.reason,
       };
     }
     return this.inFlight > 0 ? { kind: 'wait', retryAt: null } : { kind: 'drained' };
@@ -186,7 +202,10 @@ export class MemoryFrontier implements Frontier {
       h.lastEndedAt = endedAt;
       h.jitterFactor = 1 + this.random() * this.jitter;
     }
-    if (options?.notBefore !== undefined && options.notBefore > h.notBefore) h.notBefore = options.notBefore;
+    if (options?.notBefore !== undefined && options.notBefore > h.notBefore) {
+      h.notBefore = options.notBefore;
+      h.notBeforeReason = 'backoff';
+    }
     const { url, attempt } = taken.item;
     if (retry) {
       if (h.head > 0) h.queue[--h.head] = url;

@@ -101,9 +101,12 @@ export interface Frontier {
   counts(): Promise<FrontierCounts>;
   /** Seed a host's politeness from an earlier run (e.g. read back from the audit on resume):
    *  its previous response ended at `lastEndedAt` (ms since epoch) under an interval of
-   *  `intervalMs` (ms, null if unknown), so the first request of this run keeps the interval.
-   *  Optional: a shared frontier keeps this state itself. */
-  seedHost?(host: string, lastEndedAt: number, intervalMs: number | null): void;
+   *  `intervalMs` (ms, null if unknown), so the first request of this run keeps the interval;
+   *  and `hold`, when given, keeps the host from being taken before `hold.until` (a back-off or
+   *  a Crawl-delay that run was under), so no worker takes its URL only to wait in the limiter
+   *  holding a concurrency slot. Optional: a shared frontier keeps this state itself (the Redis
+   *  one reads the holds from the limiter's host hash, where the limiter's seed puts them). */
+  seedHost?(host: string, lastEndedAt: number, intervalMs: number | null, hold?: SeedHold): void;
   /** True when nothing is queued and nothing is in flight. */
   isDrained(): Promise<boolean>;
   close(): Promise<void>;
@@ -123,6 +126,16 @@ export interface Frontier {
   /** The floor (ms, without jitter) it spaces each host by: what a crawl keeps from a host's
    *  robots.txt request to its first URL, which the frontier itself does not space. */
   readonly minIntervalMs?: number;
+}
+
+/** What held a host at the end of an earlier run: no request to it before `until`. */
+export interface SeedHold {
+  /** ms since epoch. */
+  readonly until: number;
+  /** What `until` came from: `backoff` for a 429/503 Retry-After (RFC 9110 §10.2.3), else the
+   *  largest term of the interval the earlier run kept (`crawl-delay`, `override`, `floor`).
+   *  The take that waited for it reports this as its `waitReason`. */
+  readonly reason: WaitReason;
 }
 
 /** Options shared by frontier implementations. */

@@ -96,6 +96,37 @@ describe('MemoryFrontier', () => {
     expect(again.waitReason).toBe('backoff');
   });
 
+  it("an earlier run's hold (seedHost) keeps the host out of take until it ends, with its reason; other hosts go first", async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0, concurrency: 1 });
+    f.seedHost('held', 1000, 100, { until: 9000, reason: 'backoff' });
+    f.seedHost('slow', 1000, 100, { until: 5000, reason: 'crawl-delay' });
+    await f.add([...items('held', 1), ...items('slow', 1), ...items('ok', 2)]);
+    // The one slot goes to the open host, not to one that would wait its hold out holding it.
+    const ok = taken(await f.take(2000));
+    expect(ok.item.host).toBe('ok');
+    await f.complete(ok, 2000);
+    expect((await f.counts(2050)).hostsWaiting).toBe(3);
+    const ok2 = taken(await f.take(2100));
+    expect(ok2.item.host).toBe('ok');
+    await f.complete(ok2, 2200);
+    expect(await f.take(2200)).toEqual({ kind: 'wait', retryAt: 5000 });
+    // A later end (this run's sitemap request) does not shorten the hold.
+    f.seedHost('held', 3000, 100);
+    const slow = taken(await f.take(5000));
+    expect([slow.item.host, slow.intervalMs, slow.waitReason]).toEqual(['slow', 4000, 'crawl-delay']);
+  });
+
+  it("a seeded hold's reason gives way to a back-off of this run", async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0 });
+    f.seedHost('a', 0, 100, { until: 500, reason: 'crawl-delay' });
+    await f.add(items('a', 2));
+    const first = taken(await f.take(500));
+    expect(first.waitReason).toBe('crawl-delay');
+    await f.fail(first, 600, { retry: true, notBefore: 5000 });
+    const again = taken(await f.take(5000));
+    expect([again.intervalMs, again.waitReason]).toEqual([4400, 'backoff']);
+  });
+
   it('a refusal (nothing sent) costs the host no interval', async () => {
     const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0 });
     await f.add(items('a', 3));
