@@ -12,10 +12,17 @@ import type { WaitReason } from './types.js';
 export interface WaitEvent {
   /** The politeness key: `URL.host` (host name, plus the port when not the default). */
   readonly host: string;
-  /** The interval asked for (ms). */
+  /** The interval that held the request (ms): the one asked for, or the longer one the limiter
+   *  remembered (`remembered`). */
   readonly intervalMs: number;
-  /** The largest term: `backoff` when a 429/503 back-off seen here held the host longer. */
+  /** The largest term: `backoff` when a 429/503 back-off seen here held the host longer. When
+   *  `remembered`, the largest term of the interval asked for: the limiter keeps the interval the
+   *  host's last lease was granted under, not the term it came from. */
   readonly reason: WaitReason;
+  /** Present (true) when what held the request was the interval the host's last lease was granted
+   *  under (what its holder knew: a Crawl-delay or override this door has not learned, a floor
+   *  with more jitter), longer than the one asked for; see RateLimiter. */
+  readonly remembered?: true;
   /** How long the request waited (ms). */
   readonly waitedMs: number;
   /** The URL that waited, when the door knows it. */
@@ -88,6 +95,8 @@ interface Waiter {
   done: boolean;
   /** Refused at least once, or queued behind another: it really waited (not just a round trip). */
   waited: boolean;
+  /** The longest remembered interval a refusal named (ms; 0 none): see AcquireResult. */
+  heldMs: number;
 }
 
 interface HostQueue {
@@ -132,7 +141,7 @@ export class Pacer {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (within !== undefined) return this.#takeWithin(host, interval, signal, url, within, options);
     return new Promise<Slot>((resolve, reject) => {
-      const w: Waiter = { interval, options, url, signal, since: Date.now(), resolve, reject, done: false, waited: false };
+      const w: Waiter = { interval, options, url, signal, since: Date.now(), resolve, reject, done: false, waited: false, heldMs: 0 };
       let q = this.#queues.get(host);
       if (q === undefined) {
         q = { waiters: [w], wake: undefined };
@@ -204,6 +213,7 @@ export class Pacer {
   async #takeWithin(host: string, interval: Interval, signal: Cancellation | undefined, url: string | undefined, within: Lease, options: AcquireOptions | undefined): Promise<Slot> {
     const since = Date.now();
     let waited = false;
+    let heldMs = 0;
     for (;;) {
       const r = await this.limiter.tryAcquire(host, interval.ms, this.leaseMs, within, options);
       if (r.ok) {
@@ -213,19 +223,31 @@ export class Pacer {
           throw signal.reason;
         }
         const waitedMs = Date.now() - since;
-        if (waited) this.#publishWait(host, interval, since, waitedMs, url);
+        if (waited) this.#publishWait(host, interval, since, waitedMs, url, heldMs);
         return { lease, waitedMs, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
       }
       waited = true;
+      heldMs = Math.max(heldMs, r.heldIntervalMs ?? 0);
       await sleepUntil(r.retryAt, signal);
     }
   }
 
-  #publishWait(host: string, interval: Interval, since: number, waitedMs: number, url: string | undefined): void {
+  #publishWait(host: string, interval: Interval, since: number, waitedMs: number, url: string | undefined, heldMs: number): void {
     if (!waitChannel.hasSubscribers) return;
     const nb = this.#notBefore.get(host);
-    const reason: WaitReason = nb !== undefined && nb > since ? 'backoff' : interval.reason;
-    const ev: WaitEvent = { host, intervalMs: interval.ms, reason, waitedMs, ...(url !== undefined ? { url } : {}) };
+    const backoff = nb !== undefined && nb > since;
+    const reason: WaitReason = backoff ? 'backoff' : interval.reason;
+    // A back-off seen here outranks it: the limiter named the remembered interval only when
+    // no back-off set the time, but one released here may have come in since.
+    const remembered = !backoff && heldMs > interval.ms;
+    const ev: WaitEvent = {
+      host,
+      intervalMs: remembered ? heldMs : interval.ms,
+      reason,
+      waitedMs,
+      ...(remembered ? { remembered: true as const } : {}),
+      ...(url !== undefined ? { url } : {}),
+    };
     waitChannel.publish(ev);
   }
 
@@ -256,7 +278,7 @@ export class Pacer {
         q.waiters.shift();
         w.done = true;
         const waitedMs = Date.now() - w.since;
-        if (w.waited) this.#publishWait(host, w.interval, w.since, waitedMs, w.url);
+        if (w.waited) this.#publishWait(host, w.interval, w.since, waitedMs, w.url, w.heldMs);
         const lease = r.lease;
         const slot: Slot = { lease, waitedMs, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
         w.resolve(slot);
@@ -265,6 +287,7 @@ export class Pacer {
       }
       if (w.done) continue;
       w.waited = true;
+      if (r.heldIntervalMs !== undefined && r.heldIntervalMs > w.heldMs) w.heldMs = r.heldIntervalMs;
       const ms = Math.min(Math.max(0, r.retryAt - Date.now()), MAX_TIMER_MS);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, ms);

@@ -30,6 +30,15 @@ export const KEEP_IDLE_MS = 60_000;
 /** Records looked at, from the oldest release, per acquire: dropping costs no sweep. */
 const DROP_PER_CALL = 4;
 
+/** Not before `readyAt`: with the remembered interval when it, longer than the one asked for, is
+ *  what sets `readyAt` (not the back-off), so the waiter can say what held it. */
+function refused(slot: HostSlot, intervalMs: number, gapMs: number, readyAt: number): AcquireResult {
+  if (gapMs > intervalMs && slot.lastEndedAt !== undefined && slot.lastEndedAt + gapMs >= slot.notBefore) {
+    return { ok: false, retryAt: readyAt, heldIntervalMs: gapMs };
+  }
+  return { ok: false, retryAt: readyAt };
+}
+
 /** Per-host politeness leases held in memory. `now` is injectable for tests. */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly slots = new Map<string, HostSlot>();
@@ -68,7 +77,7 @@ export class MemoryRateLimiter implements RateLimiter {
       slot.sub = undefined;
     }
     const readyAt = Math.max(slot.lastEndedAt === undefined ? 0 : slot.lastEndedAt + gapMs, slot.notBefore);
-    if (readyAt > now) return { ok: false, retryAt: readyAt };
+    if (readyAt > now) return refused(slot, intervalMs, gapMs, readyAt);
     const token = this.prefix + ++this.tokens;
     slot.token = token;
     slot.leaseExpiresAt = now + leaseMs;
@@ -86,7 +95,7 @@ export class MemoryRateLimiter implements RateLimiter {
       slot.sub = undefined;
     }
     const readyAt = Math.max(slot.lastEndedAt === undefined ? 0 : slot.lastEndedAt + gapMs, slot.notBefore);
-    if (readyAt > now) return { ok: false, retryAt: readyAt };
+    if (readyAt > now) return refused(slot, intervalMs, gapMs, readyAt);
     const token = this.prefix + ++this.tokens;
     slot.sub = token;
     slot.subExpiresAt = now + leaseMs;

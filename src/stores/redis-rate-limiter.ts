@@ -23,7 +23,7 @@ import type { RedisConnection } from './redis-connection.js';
 
 // KEYS[1] host hash. ARGV: token, intervalMs, leaseMs, keepMs, within (the lease token the
 // caller holds, '' none), endOnly (1: the lease sends nothing, see AcquireOptions). Returns
-// {1, grantedAt} or {0, waitMs}.
+// {1, grantedAt} or {0, waitMs} or {0, waitMs, heldIntervalMs} (see AcquireResult).
 const ACQUIRE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -36,6 +36,12 @@ local interval, held, endOnly = tonumber(ARGV[2]), tonumber(h[8]) or 0, ARGV[6] 
 local gap = interval
 if endOnly then gap = 0 elseif held > gap then gap = held end
 local poll = math.max(gap, interval, 25)
+-- Not before 'ready': with the remembered interval when it, longer than the one asked for, is
+-- what sets 'ready' (not the back-off), so the waiter can say what held it.
+local function refused(ready)
+  if gap > interval and ended > 0 and ended + gap >= nb then return {0, ready - now, gap} end
+  return {0, ready - now}
+end
 if token and token == ARGV[5] and untilAt and untilAt > now then
   -- One more request under the caller's own live lease: no second slot (it would wait for the
   -- very lease its caller holds), but one at a time and spaced like any other.
@@ -48,7 +54,7 @@ if token and token == ARGV[5] and untilAt and untilAt > now then
   end
   local ready = ended + gap
   if nb > ready then ready = nb end
-  if ready > now then return {0, ready - now} end
+  if ready > now then return refused(ready) end
   redis.call('HSET', KEYS[1], 'sub', ARGV[1], 'subuntil', now + tonumber(ARGV[3]))
   if ended > 0 then redis.call('HSET', KEYS[1], 'ended', ended) end
   -- The same holder, which may know more now (the page after its robots.txt): the largest.
@@ -73,7 +79,7 @@ if token then
 end
 local ready = ended + gap
 if nb > ready then ready = nb end
-if ready > now then return {0, ready - now} end
+if ready > now then return refused(ready) end
 local leaseMs = tonumber(ARGV[3])
 redis.call('HDEL', KEYS[1], 'sub', 'subuntil')
 redis.call('HSET', KEYS[1], 'token', ARGV[1], 'until', now + leaseMs, 'granted', now)
@@ -117,7 +123,7 @@ return 1
 
 /** The scripts as ioredis commands (defineCommand adds them at run time). */
 interface LimiterScripts {
-  rgLimAcquire(key: string, token: string, intervalMs: number, leaseMs: number, keepMs: number, within: string, endOnly: number): Promise<[number, number]>;
+  rgLimAcquire(key: string, token: string, intervalMs: number, leaseMs: number, keepMs: number, within: string, endOnly: number): Promise<[number, number, number?]>;
   rgLimRelease(key: string, token: string, ageMs: number, backoffMs: number, keepMs: number): Promise<number>;
 }
 
@@ -172,14 +178,14 @@ export class RedisRateLimiter implements RateLimiter {
     const key = this.key(host);
     const iv = Math.ceil(intervalMs);
     const ls = Math.ceil(leaseMs);
-    const [ok, value] = await this.conn.run(() => this.scripts.rgLimAcquire(key, token, iv, ls, this.keepMs, within?.token ?? '', options?.endOnly === true ? 1 : 0));
+    const [ok, value, held] = await this.conn.run(() => this.scripts.rgLimAcquire(key, token, iv, ls, this.keepMs, within?.token ?? '', options?.endOnly === true ? 1 : 0));
     const local = Date.now();
     if (ok === 1) {
       return { ok: true, lease: { host, token, grantedAt: local } };
     }
     // `value` is a duration from Redis's now, which came before `local`: waiting it from
     // `local` is never too early.
-    return { ok: false, retryAt: local + value };
+    return held !== undefined ? { ok: false, retryAt: local + value, heldIntervalMs: held } : { ok: false, retryAt: local + value };
   }
 
   /**

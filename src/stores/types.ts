@@ -73,8 +73,10 @@ export interface AcquireOptions {
 
 export type AcquireResult =
   | { readonly ok: true; readonly lease: Lease }
-  /** Not now: try again at `retryAt` (ms since epoch). */
-  | { readonly ok: false; readonly retryAt: number };
+  /** Not now: try again at `retryAt` (ms since epoch). `heldIntervalMs`: present when what holds
+   *  the request is the remembered interval (see RateLimiter), longer than the one asked for, run
+   *  from the last end: neither a back-off nor a request in flight. */
+  | { readonly ok: false; readonly retryAt: number; readonly heldIntervalMs?: number };
 
 /**
  * The per-host politeness lease. A host may be sent a request only when no request to it is in

@@ -2,7 +2,8 @@
 // one the host's last lease was granted under) after the last end. Lower bounds only.
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
-import { Pacer } from '../../src/politeness/pacer.js';
+import diagnostics_channel from 'node:diagnostics_channel';
+import { Pacer, type WaitEvent } from '../../src/politeness/pacer.js';
 import { createRedisStores, type RedisStores } from '../../src/stores/redis.js';
 import type { AcquireResult, Lease, RateLimiter } from '../../src/stores/types.js';
 import { deleteKeys, redisUrl, uniquePrefix } from './redis-test-keys.js';
@@ -127,5 +128,32 @@ describe.each(limiters)('%s', (_name, make) => {
     const next = await acquire(l, h, 50);
     expect(next.at).toBeGreaterThanOrEqual(end + 400 - CLOCK_MS);
     await l.release(next.lease, Date.now());
+  });
+  it("the wait event names the remembered interval when it is what held the request, and a back-off over it", async () => {
+    const l = await make();
+    const h = host();
+    const pacer = new Pacer(l, LEASE_MS);
+    const events: WaitEvent[] = [];
+    const listen = (m: unknown) => void ((m as WaitEvent).host === h && events.push(m as WaitEvent));
+    diagnostics_channel.subscribe('robots-gate:wait', listen);
+    try {
+      // A page under a 400 ms Crawl-delay, then a request asking only the 50 ms floor (the
+      // gate's robots.txt refresh): the limiter holds it 400 ms, and the event says so.
+      const page = await pacer.take(h, { ms: 400, reason: 'crawl-delay' });
+      const end1 = Date.now();
+      await page.release(end1);
+      const robots = await pacer.take(h, { ms: 50, reason: 'floor' }, undefined, `http://${h}/robots.txt`);
+      expect(Date.now()).toBeGreaterThanOrEqual(end1 + 400 - CLOCK_MS);
+      await robots.release(Date.now(), Date.now() + 300);
+      // A back-off (300 ms) over the remembered 50: the event says backoff, nothing remembered.
+      const after = await pacer.take(h, { ms: 20, reason: 'floor' }, undefined, `http://${h}/p`);
+      await after.release(Date.now());
+      expect(events.map((e) => [e.url, e.intervalMs, e.reason, e.remembered])).toEqual([
+        [`http://${h}/robots.txt`, 400, 'floor', true],
+        [`http://${h}/p`, 20, 'backoff', undefined],
+      ]);
+    } finally {
+      diagnostics_channel.unsubscribe('robots-gate:wait', listen);
+    }
   });
 });
