@@ -386,6 +386,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       say(`run ${JSON.stringify(opts.run)} has already finished: nothing was left to do; to crawl the list again, use a new --run name`);
     }
     job.expect(todo, minIntervalMs);
+    job.holdBackoffs([...lastSent].flatMap(([host, s]) => (s.notBeforeReason === 'backoff' ? [[host, s.notBefore] as const] : [])));
     await job.resumeRedirects(unfollowed);
 
     let interrupts = 0;

@@ -105,6 +105,15 @@ export class CrawlJob {
     for (const { host } of urls) this.log.host(host).remaining++;
   }
 
+  /** Hosts an earlier run left backed off (429/503, Retry-After), until when (ms since epoch):
+   *  the ETA counts from then, as for a back-off of this run. Only hosts `expect()` was told of. */
+  holdBackoffs(holds: Iterable<readonly [host: string, until: number]>): void {
+    for (const [host, until] of holds) {
+      const h = this.log.hostStats.get(host);
+      if (h !== undefined && until > (h.backoffUntil ?? 0)) h.backoffUntil = until;
+    }
+  }
+
   /** Schedule redirect targets left unfollowed by an earlier run (`--resume`), so a kill between
    *  a 3xx and its target loses nothing. `depth`: hops from the list (default 1), so the chain's
    *  limit holds across runs. */
