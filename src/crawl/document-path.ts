@@ -60,3 +60,18 @@ export function resolveInside(outDir: string, rel: string): string {
   if (!full.startsWith(root + path.sep)) throw new RangeError(`refusing to write outside ${root}: ${rel}`);
   return full;
 }
+
+/** Error codes meaning a path is held by something else (a file, or a file where a folder is
+ *  needed, or the reverse): the document then tries its next path, not a failure of the disk. */
+export const COLLISION = new Set(['EEXIST', 'ENOTDIR', 'EISDIR']);
+
+/** How many paths a document may take (see `placementPath`). */
+export const PLACEMENT_TRIES = 3;
+
+/** The `i`th path (0-based) a document of URL `u` and content hash `sha256` may take: its
+ *  documentPath, its conflictPath, then that plus the first 16 hex digits of the hash. `tried`
+ *  holds the paths 0 to i-1 (the conflict path is built once, and only when the natural path is
+ *  taken: nearly every document goes to its natural path). */
+export function placementPath(u: URL, i: number, tried: readonly string[], sha256: string): string {
+  return i === 0 ? documentPath(u) : i === 1 ? conflictPath(u) : `${tried[1]}~${sha256.slice(0, 16)}`;
+}

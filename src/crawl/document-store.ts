@@ -3,7 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { conflictPath, documentPath, resolveInside } from './document-path.js';
+import { COLLISION, PLACEMENT_TRIES, placementPath, resolveInside } from './document-path.js';
+import { DocumentWriter, type PlaceResult } from './document-writer.js';
 
 /** The output directory could not be written (disk full, read-only, …): the crawl cannot go on.
  *  code `ERR_OUTPUT_WRITE`. */
@@ -41,8 +42,6 @@ export interface SavedDocument {
   readonly sha256: string;
 }
 
-const COLLISION = new Set(['EEXIST', 'ENOTDIR', 'EISDIR']);
-
 // The callback API, promisified: fs/promises opens a FileHandle per file (an object with a
 // finaliser), a cost paid per document.
 const writeFile = promisify(fs.writeFile);
@@ -56,18 +55,25 @@ const rm = (p: string) => promisify(fs.rm)(p, { force: true });
  * content: an audit row names its saved path and sha256, and that must stay true. Different URLs
  * can share a path once made safe (`/` and `/index.html`; `/a%2Fb` and `/a_b`; `/%2e%2e` and
  * `/_..`), and a URL fetched again may have changed: the later document then goes to the URL's
- * conflict path, or, taken too, that path plus its content hash.
+ * conflict path, or, taken too, that path plus its content hash. Placed by the process's writer
+ * thread (document-writer.ts), or in this thread when it has none; `body` is copied, not taken.
+ * @throws TypeError when `url` is not an absolute URL.
  * @throws DocumentPlacementError when every one of those paths holds other content.
  * @throws OutputWriteError when the file system refuses (ENOSPC, EROFS, EACCES, …).
  */
 export async function saveDocument(outDir: string, url: string, body: Uint8Array): Promise<SavedDocument> {
+  // Refused here, as it always was, rather than as a file system error from the thread.
+  new URL(url);
+  return documentWriter.save(outDir, url, body);
+}
+
+/** saveDocument in this thread, with the libuv pool's calls: the writer thread's fallback. */
+async function saveInThread(outDir: string, url: string, body: Uint8Array): Promise<SavedDocument> {
   const sha256 = createHash('sha256').update(body).digest('hex');
   const u = new URL(url);
   const tried: string[] = [];
-  // The conflict paths are built only when the natural one is taken (a hash of the URL each):
-  // nearly every document goes to its natural path.
-  for (let i = 0; i < 3; i++) {
-    const rel = i === 0 ? documentPath(u) : i === 1 ? conflictPath(u) : `${tried[1]}~${sha256.slice(0, 16)}`;
+  for (let i = 0; i < PLACEMENT_TRIES; i++) {
+    const rel = placementPath(u, i, tried, sha256);
     tried.push(rel);
     try {
       if (await writeNew(outDir, rel, body)) return { savedPath: rel, sha256 };
@@ -75,9 +81,24 @@ export async function saveDocument(outDir: string, url: string, body: Uint8Array
       if (!COLLISION.has((err as { code?: string }).code ?? '')) throw outputError(err, outDir, rel);
     }
   }
-  // A file where a directory is needed (a URL `/_conflicts` saved as a file) closes both
-  // conflict paths: only a hostile layout does that, and it must not end the crawl.
-  throw new DocumentPlacementError(`not saved: every path for it is taken by other content (${tried.join(', ')})`, tried);
+  throw unplaceable(tried);
+}
+
+// A file where a directory is needed (a URL `/_conflicts` saved as a file) closes both
+// conflict paths: only a hostile layout does that, and it must not end the crawl.
+function unplaceable(tried: string[]): DocumentPlacementError {
+  return new DocumentPlacementError(`not saved: every path for it is taken by other content (${tried.join(', ')})`, tried);
+}
+
+/** The writer thread's result as saveDocument's: its errors rebuilt, `code` and all. */
+function settle(r: PlaceResult, outDir: string): SavedDocument {
+  if ('savedPath' in r) return { savedPath: r.savedPath, sha256: r.sha256 };
+  if ('tried' in r) throw unplaceable(r.tried);
+  const { name, message, ...fields } = r.error;
+  const err = new Error(message);
+  err.name = name;
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) Object.assign(err, { [k]: v });
+  throw outputError(err, outDir, r.rel);
 }
 
 /** Write `body` at `rel` unless a file is there: true when written or already holding exactly
@@ -114,7 +135,7 @@ const noop = () => {};
 async function place(full: string, body: Uint8Array): Promise<boolean> {
   if (fs.lstatSync(full, { throwIfNoEntry: false }) === undefined) {
     const dir = path.dirname(full);
-    const tmp = path.join(dir, `${TMP_PREFIX}${++tmpCount}.part`);
+    const tmp = path.join(dir, tmpName());
     try {
       await writeTemp(dir, tmp, body);
       // One rename instead of a link and an unlink: a third of the file-system calls of a saved
@@ -136,6 +157,7 @@ async function place(full: string, body: Uint8Array): Promise<boolean> {
  *  ever one of them, and counted, so no random draw is paid per document. */
 const TMP_PREFIX = `.~rg-${process.pid}-${randomBytes(8).toString('hex')}-`;
 let tmpCount = 0;
+const tmpName = () => `${TMP_PREFIX}${++tmpCount}.part`;
 
 /** Folders made (or found) by this process: a crawl saves many documents per folder, and a mkdir
  *  per document (with its lstat walk) was a tenth of a fast crawl's time. Bounded: past the cap it
@@ -171,3 +193,13 @@ function outputError(err: unknown, outDir: string, rel: string): OutputWriteErro
         : ((err as Error).message ?? String(err));
   return new OutputWriteError(`cannot save a document under ${outDir} (${rel}): ${why}${code ? ` (${code})` : ''}`, outDir, { cause: err });
 }
+
+// From dist the thread is the .js beside this file. Under vitest this file is src's .ts, and this
+// Node cannot run a .ts thread: the build's is used (run `npm run build` first, as the CLI tests
+// need anyway). Built from a variable, so vite does not take the URL for an asset of its own.
+const here = import.meta.url;
+const threadUrl = here.endsWith('.ts') ? new URL('../../dist/crawl/document-writer-thread.js', here) : new URL('./document-writer-thread.js', here);
+
+/** The process's document writer. Internal: not exported by the package; tests terminate it
+ *  (`documentWriter.terminate()`) to check that saves in hand fall back whole. */
+export const documentWriter = new DocumentWriter<SavedDocument>(threadUrl, { inThread: saveInThread, settle, tmpName });
