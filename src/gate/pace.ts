@@ -66,7 +66,8 @@ export interface PaceTerms {
   backoff(retryAfter: string | undefined, endedAt: number): number;
 }
 
-/** An abort for one wait: an AbortController costs more than the rest of a warm request's pacing. */
+/** An abort for one wait or one request, shaped like an AbortSignal as far as undici and Pacer.take
+ *  read one: an AbortController costs more than the rest of a warm request's pacing. */
 export class WaitCancel implements Cancellation {
   aborted = false;
   reason: unknown = undefined;
