@@ -85,10 +85,70 @@ export async function readCappedBody(
     body.destroy();
     throw err;
   }
+  if (chain.length === 0) return readPlain(body, cap, signal);
   try {
     await pipeline([body, ...chain, sink], { signal });
   } catch (err) {
     if (err !== CAP_REACHED) throw err;
   }
   return { bytes: Buffer.concat(chunks, size), truncated };
+}
+
+/**
+ * readCappedBody for a body with no Content-Encoding: read in place. A pipeline into a Writable
+ * cost a robots.txt fetch about 45 µs more (its own AbortController, and an AbortError with a
+ * stack trace made at every finish), a cost a broad crawl pays once per host.
+ */
+function readPlain(body: Readable, cap: number, signal: AbortSignal): Promise<CappedBody> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (err: unknown, truncated: boolean) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      body.off('data', onData);
+      if (err !== undefined) reject(err);
+      // Copied, as the pipeline's were: a chunk may be a view into a larger read buffer, which a
+      // cached policy would otherwise keep whole.
+      else resolve({ bytes: Buffer.concat(chunks, size), truncated });
+    };
+    const onAbort = () => {
+      const err = new AbortError(signal.reason);
+      body.on('error', () => {});
+      body.destroy(err);
+      finish(err, false);
+    };
+    const onData = (chunk: Buffer) => {
+      const room = cap - size;
+      if (chunk.length > room) {
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        size = cap;
+        // What is past the cap is not read: the connection goes with it.
+        body.on('error', () => {});
+        body.destroy();
+        finish(undefined, true);
+        return;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    body.on('data', onData);
+    body.once('end', () => finish(undefined, false));
+    body.once('error', (err) => finish(err, false));
+    // A body destroyed without an error (by its request's abort) ends neither way.
+    body.once('close', () => finish(signal.aborted ? new AbortError(signal.reason) : new Error('the body closed before its end'), false));
+  });
+}
+
+/** The error pipeline() gives for an aborted signal: name AbortError, code ABORT_ERR. */
+class AbortError extends Error {
+  readonly code = 'ABORT_ERR';
+  constructor(reason: unknown) {
+    super('The operation was aborted', { cause: reason });
+    this.name = 'AbortError';
+  }
 }

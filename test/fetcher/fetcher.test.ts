@@ -23,6 +23,16 @@ beforeAll(async () => {
     'long.test': (_req, res) => void res.writeHead(200).end('User-agent: *\nDisallow: /aaaa\nDisallow: /bbbbbbbbbb\n'),
     'nowhere.test': (_req, res) => void res.writeHead(302).end(),
     'ftp.test': (_req, res) => void res.writeHead(301, { location: 'ftp://x.test/robots.txt' }).end(),
+    // Plain bodies (no Content-Encoding) that do not arrive whole: cut by the server, or stalled.
+    'cut.test': (_req, res) => {
+      res.writeHead(200, { 'content-length': '1000' });
+      res.write('User-agent: *\nDisallow: /private\n');
+      setTimeout(() => res.socket?.destroy(), 50);
+    },
+    'stall.test': (_req, res) => {
+      res.writeHead(200, { 'content-length': '1000' });
+      res.write('User-agent: *\nDisallow: /private\n');
+    },
   });
   agent = createResolvingAgent(vh.resolve);
 });
@@ -69,6 +79,19 @@ describe('fetchRobotsTxt', () => {
     const r = await fetchRobotsTxt(vh.origin('garbage.test'), fetchOpts());
     expect(r.kind).toBe('parsed');
     expect(r.bytes).toHaveLength(8);
+  });
+
+  it('a plain body cut short, stalled or given up on mid-read is unreachable, never the part that came', async () => {
+    const cut = await fetchRobotsTxt(vh.origin('cut.test'), fetchOpts());
+    expect(cut).toMatchObject({ kind: 'unreachable', sha256: null });
+    expect(typeof cut.status).toBe('string');
+    const stalled = await fetchRobotsTxt(vh.origin('stall.test'), fetchOpts());
+    expect(stalled).toMatchObject({ kind: 'unreachable', status: 'ETIMEDOUT' });
+    const outer = new AbortController();
+    setTimeout(() => outer.abort(), 100);
+    const dropped = await fetchRobotsTxt(vh.origin('stall.test'), { ...fetchOpts(), timeoutMs: 5_000, signal: outer.signal });
+    expect(dropped).toMatchObject({ kind: 'unreachable', sha256: null });
+    expect(dropped.status).not.toBe('ETIMEDOUT');
   });
 
   it('a truncated body is cut back to its last line break', async () => {
