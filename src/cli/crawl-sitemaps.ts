@@ -7,6 +7,7 @@ import { auditFiles, openAudit } from '../audit/reader.js';
 import type { AttemptRow, AuditSink, PolicyChangeRow, PolicyRow, RunEndRow, RunRow, SitemapClaims } from '../audit/types.js';
 import { discoverSitemaps, type DiscoveryGate, type DiscoveryStats } from '../discovery/index.js';
 import type { SitemapEntry } from '../discovery/sitemap-parser.js';
+import type { SeedHold } from '../politeness/types.js';
 import type { RateLimiter } from '../stores/types.js';
 import { count as plural } from './plural.js';
 import { lastmodReliability } from '../discovery/freshness.js';
@@ -35,6 +36,10 @@ export interface SitemapPhaseOptions {
   readonly claim?: (sitemapUrl: string) => Promise<boolean>;
   /** Filled with each discovered URL's claims (for ClaimsAuditSink). */
   readonly claims: Map<string, SitemapClaims>;
+  /** Per host (`URL.host`): what an earlier run left it under (`--resume`: a 429/503 back-off, the
+   *  Crawl-delay kept), no request to it before `until` (ms since epoch). The limiter is seeded
+   *  with the same times and stays the floor; this only orders the origins (see discoverForCrawl). */
+  readonly holds?: ReadonlyMap<string, SeedHold>;
 }
 
 export interface SitemapPhaseResult {
@@ -74,6 +79,12 @@ function printableUrl(url: string): string {
 /** Origins read at once; each origin's sitemaps are read one after another. */
 const ORIGINS_AT_ONCE = 8;
 
+/**
+ * Read the sitemaps of `o.origins`, ORIGINS_AT_ONCE origins at a time. An origin whose host an
+ * earlier run left held (`o.holds`) is read after the open ones, in the order the holds end, and no
+ * phase slot takes it before its host opens: taken in list order, the held origins sat in the
+ * limiter's wait (an hour for a Retry-After: 3600) holding every slot while open origins waited.
+ */
 export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapPhaseResult> {
   const urls: { url: string; host: string }[] = [];
   const claims = o.claims;
@@ -84,7 +95,27 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
   // Counted as each origin's summary line counts them (read, failed, blocked), so the totals agree.
   const settled = { read: 0, failed: 0, blocked: 0 };
   const journal = o.journal ? fs.openSync(o.journal, 'a') : undefined;
-  const timer = setInterval(() => o.say(`sitemaps: ${plural(settled.read, 'sitemap')} read, ${plural(urls.length, 'URL')} found`), o.progressMs);
+  const order = openingOrder(o.origins, o.holds, Date.now());
+  // By host: two origins of one host (http and https) are one hold.
+  const backedOff = [...new Map(order.filter((x) => x.hold?.reason === 'backoff').map((x) => [x.host, x])).values()];
+  if (backedOff.length > 0) {
+    const named = backedOff.slice(0, MAX_NAMED).map((x) => `${x.host} until ${new Date(x.hold!.until).toISOString()}`);
+    if (backedOff.length > MAX_NAMED) named.push(`${backedOff.length - MAX_NAMED} more`);
+    o.say(
+      `sitemaps: ${plural(backedOff.length, 'host is', 'hosts are')} held by an earlier run's back-off (${named.join(', ')}): ` +
+        `${backedOff.length === 1 ? 'its origin is' : 'their origins are'} read after the others, each once its host opens`,
+    );
+  }
+  // The hosts a worker waits on to open, for the progress line; the held ones read, for the summary.
+  const waiting = new Map<string, SeedHold>();
+  const readHeld = new Set<string>();
+  const waitingText = () => {
+    const b = [...waiting.values()].filter((h) => h.reason === 'backoff');
+    if (b.length === 0) return '';
+    const first = Math.min(...b.map((h) => h.until));
+    return `; waiting for ${plural(b.length, 'host')} held by an earlier run's back-off, the first until ${new Date(first).toISOString()}`;
+  };
+  const timer = setInterval(() => o.say(`sitemaps: ${plural(settled.read, 'sitemap')} read, ${plural(urls.length, 'URL')} found${waitingText()}`), o.progressMs);
   timer.unref();
   // A sitemap's row is committed as it is written: discovery sends the host's next request
   // without a flush of its own, and the crash promise holds for these rows too.
@@ -101,8 +132,24 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
   try {
     let next = 0;
     const worker = async () => {
-      while (next < o.origins.length && !o.signal.aborted) {
-        const origin = o.origins[next++]!;
+      while (next < order.length && !o.signal.aborted) {
+        const { origin, host, hold } = order[next++]!;
+        // Taken only once every origin that opens sooner is taken: this worker has nothing else to
+        // read. It waits here, not in the limiter, and the origin is read when its host opens rather
+        // than left unsettled for a later --resume: the crawl is handed the phase's URLs when it
+        // starts, so an origin left unread here would go uncrawled this run, and a run that ended
+        // with a host left out would look complete. The cost: the crawl starts once the last held
+        // host opens. The limiter, seeded with the same holds, still keeps every request to `until`.
+        if (hold !== undefined && hold.until > Date.now()) {
+          waiting.set(host, hold);
+          try {
+            await sleepUntil(hold.until, o.signal);
+          } finally {
+            waiting.delete(host);
+          }
+          if (o.signal.aborted) return;
+        }
+        if (hold?.reason === 'backoff') readHeld.add(host);
         const d = discoverSitemaps(o.gate, origin, {
           ...(o.limiter ? { limiter: o.limiter } : {}),
           minIntervalMs: o.minIntervalMs,
@@ -153,11 +200,50 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
     clearInterval(timer);
     if (journal !== undefined) fs.closeSync(journal);
   }
+  const afterBackoff = readHeld.size > 0 ? ` (${plural(readHeld.size, 'host')} read once an earlier run's back-off ended)` : '';
   o.say(
     `sitemaps: ${plural(settled.read, 'sitemap')} read, ${settled.failed} failed, ${settled.blocked} blocked; ` +
-      `${plural(urls.length, 'URL')} found on ${plural(new Set(urls.map((u) => u.host)).size, 'host')}`,
+      `${plural(urls.length, 'URL')} found on ${plural(new Set(urls.map((u) => u.host)).size, 'host')}${afterBackoff}`,
   );
   return { urls, lastSent, stats, problems };
+}
+
+/** Held hosts named at most in the phase's first line. */
+const MAX_NAMED = 10;
+
+/** `origins` in the order their hosts open: the open ones first, in list order, then the held ones
+ *  by the end of their hold (list order among equal ends), each with its hold if it is still on at `now`. */
+export function openingOrder(
+  origins: readonly string[],
+  holds: ReadonlyMap<string, SeedHold> | undefined,
+  now: number,
+): { origin: string; host: string; hold: SeedHold | undefined }[] {
+  const out = origins.map((origin, i) => {
+    const host = new URL(origin).host;
+    const h = holds?.get(host);
+    return { origin, host, hold: h !== undefined && h.until > now ? h : undefined, i };
+  });
+  out.sort((a, b) => (a.hold?.until ?? 0) - (b.hold?.until ?? 0) || a.i - b.i);
+  return out.map(({ origin, host, hold }) => ({ origin, host, hold }));
+}
+
+/** Resolve at `until` (ms since epoch) or as soon as `signal` aborts, in timer steps Node can keep. */
+function sleepUntil(until: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const step = () => {
+      const left = until - Date.now();
+      if (left <= 0 || signal.aborted) return done();
+      timer = setTimeout(step, Math.min(left, 2_147_483_647));
+    };
+    signal.addEventListener('abort', done, { once: true });
+    step();
+  });
 }
 
 /**

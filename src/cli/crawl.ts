@@ -371,6 +371,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
         progressMs,
         say,
         ...(fleet ? { limiter: fleet.limiter, claim: fleet.claimSitemap } : {}),
+        // The holds seeded above: a held origin is read once its host opens, after the open ones.
+        holds: new Map([...lastSent].map(([host, s]) => [host, { until: s.notBefore, reason: s.notBeforeReason }])),
       });
       // This run's sitemap requests: a later end, no hold of their own (discovery does not back
       // off); the earlier run's hold seeded above stays (seedHost keeps the later one).
