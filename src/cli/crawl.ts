@@ -354,6 +354,18 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       return CRAWL_EXIT.audit;
     }
 
+    // From the run's start row on, the sitemap phase included: it can wait long (a slow sitemap
+    // server, hosts an earlier run left under a back-off), and Ctrl-C there must end the run as it
+    // does mid-crawl (exit 130, its end recorded), not kill the process by the signal.
+    let interrupts = 0;
+    const onSignal = () => {
+      interrupts++;
+      if (interrupts > 1) process.exit(CRAWL_EXIT.interrupted);
+      say('stopping: finishing the requests in flight (again to quit at once; --resume continues)');
+      controller.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     let listed: readonly { url: string; host: string }[] = list.urls;
     if (opts.sitemaps) {
       const phase = await sitemapPhase({
@@ -391,15 +403,6 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     job.holdBackoffs([...lastSent].flatMap(([host, s]) => (s.notBeforeReason === 'backoff' ? [[host, s.notBefore] as const] : [])));
     await job.resumeRedirects(unfollowed);
 
-    let interrupts = 0;
-    const onSignal = () => {
-      interrupts++;
-      if (interrupts > 1) process.exit(CRAWL_EXIT.interrupted);
-      say('stopping: finishing the requests in flight (again to quit at once; --resume continues)');
-      controller.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
     const progress = startProgress(job, frontier, todo.length, progressMs, opts.redis !== undefined, listed.length - todo.length);
     const started = Date.now();
     let status: 'completed' | 'interrupted' | 'failed' = 'failed';

@@ -161,7 +161,9 @@ export class SitemapDiscovery implements AsyncIterable<DiscoveredUrl> {
     else this.stats.sitemapsFailed++;
     if (report.limit) this.stats.limits[report.limit] = (this.stats.limits[report.limit] ?? 0) + 1;
     const audit: AuditSink | undefined = this.#options.audit;
-    if (audit) audit.recordAttempt(sitemapRow(report, this.#options.runId ?? ''));
+    // Stopped by the run's own signal before it was read whole (the read threw its AbortError).
+    const interrupted = this.#options.signal?.aborted === true && report.outcome !== 'read' && report.outcome !== 'blocked';
+    if (audit) audit.recordAttempt(sitemapRow(report, this.#options.runId ?? '', interrupted));
     this.#options.onSitemap?.(report);
   }
 }

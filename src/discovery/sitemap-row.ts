@@ -7,7 +7,9 @@ import { decisionStamp } from '../audit/stamp.js';
 /** Problems joined into the row's `error` text at most (the full list is in `sitemap`). */
 const MAX_ERROR_CHARS = 1_000;
 
-export function sitemapRow(r: SitemapReport, runId: string): AttemptRow {
+/** @param interrupted the run was stopped (Ctrl-C) before the sitemap was read whole: its row is
+ *  not final, so a `--resume` reads it again instead of replaying what little came. */
+export function sitemapRow(r: SitemapReport, runId: string, interrupted = false): AttemptRow {
   const d = r.decision;
   let outcome: AttemptOutcome;
   let reason: string;
@@ -41,8 +43,9 @@ export function sitemapRow(r: SitemapReport, runId: string): AttemptRow {
     intervalMs: r.intervalMs,
     error,
     attempt: 1,
-    // A sitemap is read once a run: whatever came of it settles it (no retry storm on a 5xx).
-    final: true,
+    // A sitemap is read once a run: whatever came of it settles it (no retry storm on a 5xx),
+    // unless the run itself stopped it.
+    final: !interrupted,
     location: null,
     headers: r.headers,
     truncated: r.limit !== null,
