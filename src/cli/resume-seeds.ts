@@ -62,6 +62,13 @@ export function readResumeSeeds(reader: AuditReader, listHosts: Iterable<string>
     killed.push({ runId: run.runId, hosts, diedBy });
   }
   const policies = reader.lastPolicies();
+  // A robots.txt response is an end too, though it leaves no attempt row: a run stopped while its
+  // first page waited out the file's Crawl-delay left only the policy (fetched_at: when its
+  // response ended), and the resumed run's robots.txt request must keep that interval from it.
+  for (const [host, p] of policies) {
+    const prev = ends.get(host);
+    if (prev === undefined || prev.endedAt < p.at) ends.set(host, { endedAt: p.at, intervalMs: prev?.intervalMs ?? null });
+  }
   const backoffs = reader.lastBackoffs();
   const byId = new Map(runs.map((r) => [r.runId, r]));
   const parsed = new Map<string, number | undefined>();

@@ -47,6 +47,28 @@ describe('crawl --resume: the first request keeps the earlier run\'s interval', 
     }
   }, 45_000);
 
+  it('(c) stopped after its robots.txt and before any page: the resumed run\'s robots.txt keeps that file\'s Crawl-delay from it', async () => {
+    const v = await hosts({ 'b.test': site('User-agent: *\nCrawl-delay: 4\nAllow: /\n') });
+    const dir = tmp();
+    const list = listOf(dir, [`${v.origin('b.test')}/r1`]);
+    const out = path.join(dir, 'out');
+    const args = ['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '300', ...resolveArgs(v)];
+    const robots = () => v.requests('b.test', '/robots.txt')[0];
+
+    // Ctrl-C once robots.txt has been answered: /r1 is waiting out the Crawl-delay, no page row yet.
+    const first = await runCli(args, { onStart: interruptWhen(() => robots()?.endedAt !== undefined) });
+    expect(first.code).toBe(130);
+    expect(v.requests('b.test', '/r1')).toHaveLength(0);
+    const r0 = robots()!;
+
+    const second = await runCli([...args, '--resume']);
+    expect(second.code, second.stderr).toBe(0);
+    const again = v.requests('b.test', '/robots.txt')[1]!;
+    // The file the stopped run was last given is in the audit (policies), though no row went by it.
+    expect(again.startedAt - r0.endedAt!, 'gap between the two runs\' robots.txt requests').toBeGreaterThanOrEqual(4000);
+    expect(v.requests('b.test', '/r1')).toHaveLength(1);
+  }, 45_000);
+
   it('(b) after a SIGKILL with a response held in flight, the resumed run waits the interval from the kill', async () => {
     let held: { closedAt?: number } | undefined;
     const plain = site('User-agent: *\nAllow: /\n');
