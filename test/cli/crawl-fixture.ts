@@ -16,6 +16,13 @@ export interface CrawlFixture {
   resolveArgs(v: VirtualHosts): string[];
 }
 
+/** Write `lines` as a URL list file `name` in `dir` (one per line); returns its path. */
+export function writeList(dir: string, name: string, lines: readonly string[]): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
 /** Register the hooks in the calling test file; `prefix` names its temporary directories. */
 export function crawlFixture(prefix: string): CrawlFixture {
   let servers: VirtualHosts[] = [];

@@ -6,13 +6,12 @@
 // Everything is measured at the server: which requests arrived, and the gap from each 429 (and
 // hold) to the next request to its host; the gaps' upper bounds are the back-off itself (5 s),
 // which the unfixed crawl kept a second time.
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openAudit } from '../../src/audit/reader.js';
 import { site, type HostHandler } from '../helpers/hosts.js';
 import { interruptWhen, runCli } from '../cli/run-cli.js';
-import { crawlFixture } from '../cli/crawl-fixture.js';
+import { crawlFixture, writeList } from '../cli/crawl-fixture.js';
 
 const UA = 'TestBot/1.0';
 const { tmp, hosts, resolveArgs } = crawlFixture('rg-resume-slots-');
@@ -30,12 +29,6 @@ function busyOnce(retryAfter: string, robots = 'User-agent: *\nAllow: /\n'): Hos
   };
 }
 
-function listOf(dir: string, name: string, urls: string[]): string {
-  const list = path.join(dir, name);
-  fs.writeFileSync(list, urls.join('\n') + '\n');
-  return list;
-}
-
 describe('crawl --resume: a host still backing off holds no concurrency slot', () => {
   it('two hosts under Retry-After: 3600 and --concurrency 2: the healthy hosts are crawled, the backed-off ones get nothing', async () => {
     const v = await hosts({
@@ -51,7 +44,7 @@ describe('crawl --resume: a host still backing off holds no concurrency slot', (
     const answered = (h: string) => v.requests(h, '/p')[0]?.endedAt !== undefined;
 
     // Ctrl-C once both 429s have been answered: each host is then backing off for an hour.
-    const first = await runCli(['crawl', listOf(dir, 'first.txt', busy), ...common], { onStart: interruptWhen(() => answered('b1.test') && answered('b2.test')) });
+    const first = await runCli(['crawl', writeList(dir, 'first.txt', busy), ...common], { onStart: interruptWhen(() => answered('b1.test') && answered('b2.test')) });
     expect(first.code, first.stderr).toBe(130);
     const sentBefore = { b1: v.requests('b1.test').length, b2: v.requests('b2.test').length };
 
@@ -65,7 +58,7 @@ describe('crawl --resume: a host still backing off holds no concurrency slot', (
     let err = '';
     const progressed = () => /progress: .*ETA/.test(err);
     const stopAt = Date.now() + 20_000;
-    const second = await runCli(['crawl', listOf(dir, 'second.txt', [...busy, ...healthy]), ...common, '--resume', '--progress-interval', '200'], {
+    const second = await runCli(['crawl', writeList(dir, 'second.txt', [...busy, ...healthy]), ...common, '--resume', '--progress-interval', '200'], {
       timeoutMs: 40_000,
       onStart: (child) => {
         child.stderr!.on('data', (d) => (err += d));
@@ -90,7 +83,7 @@ describe('crawl --resume: a host still backing off holds no concurrency slot', (
     const dir = tmp();
     const out = path.join(dir, 'out');
     const urls = [`${v.origin('b1.test')}/p`, `${v.origin('b1.test')}/q`, `${v.origin('c1.test')}/x`, `${v.origin('c1.test')}/y`];
-    const list = listOf(dir, 'urls.txt', urls);
+    const list = writeList(dir, 'urls.txt', urls);
     const args = ['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '300', '--concurrency', '2', ...resolveArgs(v)];
     // Ctrl-C once b1's 429 and c1's /x have been answered: b1 is backing off 5 s, c1 keeping 4 s.
     const ended = (h: string, p: string) => v.requests(h, p)[0]?.endedAt !== undefined;

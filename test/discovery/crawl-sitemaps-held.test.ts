@@ -4,12 +4,11 @@
 // sitemaps waited with them (an hour, for a Retry-After: 3600). Measured at the server: the open
 // hosts' sitemaps arrive before any request of the resumed run to a held host, no held host gets
 // one before its back-off ends, and each held origin is still read (and crawled) once it opens.
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openAudit } from '../../src/audit/reader.js';
 import type { HostHandler } from '../helpers/hosts.js';
-import { crawlFixture } from '../cli/crawl-fixture.js';
+import { crawlFixture, writeList } from '../cli/crawl-fixture.js';
 import { interruptWhen, runCli } from '../cli/run-cli.js';
 import { urlset } from './sitemap-server.js';
 
@@ -34,12 +33,6 @@ function origin(busy: boolean, retryAfter = RETRY_AFTER): HostHandler {
   };
 }
 
-function listOf(dir: string, name: string, lines: string[]): string {
-  const list = path.join(dir, name);
-  fs.writeFileSync(list, lines.join('\n') + '\n');
-  return list;
-}
-
 describe('crawl --sitemaps --resume: origins held by an earlier back-off hold no sitemap slot', () => {
   it('8 held origins listed first: the open origins are read first, each held one once its back-off ends, and the phase names them', async () => {
     const held = Array.from({ length: 8 }, (_, i) => `b${i}.test`);
@@ -52,7 +45,7 @@ describe('crawl --sitemaps --resume: origins held by an earlier back-off hold no
 
     // The first run reads the held origins' sitemaps and is stopped once each /p has been
     // answered 429: every held host is then backing off RETRY_AFTER seconds.
-    const first = await runCli(['crawl', listOf(dir, 'first.txt', held.map((h) => v.origin(h))), ...common], {
+    const first = await runCli(['crawl', writeList(dir, 'first.txt', held.map((h) => v.origin(h))), ...common], {
       onStart: interruptWhen(() => held.every(answered)),
     });
     expect(first.code, first.stderr).toBe(130);
@@ -61,7 +54,7 @@ describe('crawl --sitemaps --resume: origins held by an earlier back-off hold no
 
     // The resumed run: the held origins first in the list, the open ones after.
     const spawnedAt = performance.timeOrigin + performance.now();
-    const second = await runCli(['crawl', listOf(dir, 'second.txt', [...held, ...open].map((h) => v.origin(h))), ...common, '--resume', '--progress-interval', '200'], {
+    const second = await runCli(['crawl', writeList(dir, 'second.txt', [...held, ...open].map((h) => v.origin(h))), ...common, '--resume', '--progress-interval', '200'], {
       timeoutMs: 60_000,
     });
     expect(second.code, second.stderr).toBe(0);
@@ -111,7 +104,7 @@ describe('crawl --sitemaps --resume: origins held by an earlier back-off hold no
     const out = path.join(dir, 'out');
     const common = ['--sitemaps', '--user-agent', UA, '--out', out, '--min-interval', '100', '--concurrency', '8', ...resolveArgs(v)];
     const answered = (h: string, p: string) => v.requests(h, p)[0]?.endedAt !== undefined;
-    const first = await runCli(['crawl', listOf(dir, 'first.txt', held.map((h) => v.origin(h))), ...common], {
+    const first = await runCli(['crawl', writeList(dir, 'first.txt', held.map((h) => v.origin(h))), ...common], {
       onStart: interruptWhen(() => held.every((h) => answered(h, '/p'))),
     });
     expect(first.code, first.stderr).toBe(130);
@@ -121,7 +114,7 @@ describe('crawl --sitemaps --resume: origins held by an earlier back-off hold no
     // after 20 s (the unfixed phase had every slot in the limiter's hour-long wait by then).
     let err = '';
     const stopAt = Date.now() + 20_000;
-    await runCli(['crawl', listOf(dir, 'second.txt', [...held, ...open].map((h) => v.origin(h))), ...common, '--resume', '--progress-interval', '200'], {
+    await runCli(['crawl', writeList(dir, 'second.txt', [...held, ...open].map((h) => v.origin(h))), ...common, '--resume', '--progress-interval', '200'], {
       timeoutMs: 40_000,
       onStart: (child) => {
         child.stderr!.on('data', (d) => (err += d));
