@@ -20,6 +20,11 @@ end
 local function held(host)
   return tonumber(redis.call('HGET', L .. 'lim:' .. host, 'iv')) or 0
 end
+-- A requeue's hold (release's holdMs, see FailOptions.holdUntil): the frontier offers the host
+-- no earlier. No interval: a take does not report it.
+local function hold(host)
+  return tonumber(redis.call('HGET', R .. 'hp:' .. host, 'hold')) or 0
+end
 -- When the host may next be sent: returns readyAt, inFlight, ended (nil before any response).
 local function readiness(host)
   local h = redis.call('HMGET', L .. 'lim:' .. host, 'token', 'until', 'ended', 'nb', 'iv')
@@ -29,9 +34,10 @@ local function readiness(host)
     -- its holder died: the lease's end counts as the response's end
     if not ended or untilAt > ended then ended = untilAt end
   end
-  if not ended then return nb, false, nil end
-  local ready = ended + math.max(interval(host), tonumber(h[5]) or 0)
-  if nb > ready then ready = nb end
+  local ready = nb
+  if ended then ready = math.max(ended + math.max(interval(host), tonumber(h[5]) or 0), nb) end
+  local hd = hold(host)
+  if hd > ready then ready = hd end
   return ready, false, ended
 end
 `;
@@ -137,8 +143,10 @@ if #top > 0 and tonumber(top[2]) > now then return {'wait', math.min(tonumber(to
 return {'wait', pollMs}
 `;
 
-// ARGV: R, L, floorMs, ovMs, token, ageMs, backoffMs (-1 none), retry (0/1), jitter factor,
-// notSent (0/1), keepMs. Returns 1, or 0 when the lease had lapsed and its URL gone back.
+// ARGV: R, L, floorMs, ovMs, token, ageMs, backoffMs (-1 none), retry (0 done, 1 retry with
+// attempt + 1, 2 requeue with the same attempt), jitter factor, notSent (0/1), keepMs, holdMs
+// (-1 none: see FailOptions.holdUntil). Returns 1, or 0 when the lease had lapsed and its URL
+// gone back.
 const RELEASE = `
 local R, L, floorMs, ovMs = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local token = ARGV[5]
@@ -174,9 +182,18 @@ end
 redis.call('HDEL', R .. 'leased', token)
 redis.call('ZREM', R .. 'leases', token)
 redis.call('HINCRBY', R .. 'counts', 'inflight', -1)
+local holdMs = tonumber(ARGV[12])
+if holdMs >= 0 and now + holdMs > hold(host) then
+  redis.call('HSET', R .. 'hp:' .. host, 'hold', now + holdMs)
+end
 if ARGV[8] == '1' then
   redis.call('LPUSH', R .. 'q:' .. host, it.url)
   redis.call('HSET', R .. 'att', it.url, it.attempt + 1)
+  redis.call('HINCRBY', R .. 'counts', 'queued', 1)
+elseif ARGV[8] == '2' then
+  -- Not tried, only handed back: the same attempt (take dropped its 'att' entry).
+  redis.call('LPUSH', R .. 'q:' .. host, it.url)
+  if it.attempt > 1 then redis.call('HSET', R .. 'att', it.url, it.attempt) end
   redis.call('HINCRBY', R .. 'counts', 'queued', 1)
 else
   redis.call('HINCRBY', R .. 'counts', 'done', 1)

@@ -8,7 +8,8 @@
 //   ready       ZSET  host -> when it may next be sent (ms, Redis clock): hosts are served in
 //                     this order; a host in flight is not in it
 //   hp:<host>   HASH  cd (Crawl-delay, ms), ov (1 while under override), jf (jitter factor of the
-//                     current gap)
+//                     current gap), hold (a requeue's hold, ms Redis clock: see
+//                     FailOptions.holdUntil)
 //   leases      ZSET  token -> when the lease lapses (ms, Redis clock)
 //   leased      HASH  token -> the taken item as JSON
 //   counts      HASH  queued, inflight, done
@@ -204,20 +205,22 @@ export class RedisFrontier implements Frontier {
   }
 
   async complete(taken: TakenItem, endedAt: number, options?: ReleaseOptions): Promise<void> {
-    await this.release(taken, endedAt, options, false);
+    await this.release(taken, endedAt, options, 0);
   }
 
   async fail(taken: TakenItem, endedAt: number, options?: FailOptions): Promise<void> {
-    await this.release(taken, endedAt, options, options?.retry === true);
+    await this.release(taken, endedAt, options, options?.retry === true ? 1 : options?.requeue === true ? 2 : 0);
   }
 
-  private async release(taken: TakenItem, endedAt: number, options: ReleaseOptions | undefined, retry: boolean): Promise<void> {
+  /** @param back 0: done; 1: retry (attempt + 1); 2: requeue (the same attempt). */
+  private async release(taken: TakenItem, endedAt: number, options: FailOptions | undefined, back: 0 | 1 | 2): Promise<void> {
     const token = taken.lease.token;
     // Durations, fixed once so that a retried release means the same thing.
     const now = Date.now();
     const ageMs = Math.floor(Math.max(0, now - endedAt));
     const backoffMs = options?.notBefore === undefined ? -1 : Math.max(0, Math.ceil(options.notBefore - now));
     const jf = 1 + this.random() * this.jitter;
+    const holdMs = options?.holdUntil === undefined ? -1 : Math.max(0, Math.ceil(options.holdUntil - now));
     const args = [
       this.R,
       this.L,
@@ -226,10 +229,11 @@ export class RedisFrontier implements Frontier {
       token,
       ageMs,
       backoffMs,
-      retry ? 1 : 0,
+      back,
       jf,
       options?.notSent ? 1 : 0,
       this.keepMs,
+      holdMs,
     ];
     const held = this.held.has(token);
     const ok = await this.conn.run(() => this.scripts.rgFrRelease(...args));

@@ -33,6 +33,9 @@ interface HostState {
   notBefore: number;
   /** What `notBefore` came from: `backoff`, or the earlier run's interval term it was seeded with. */
   notBeforeReason: WaitReason;
+  /** A requeue's hold (fail's `holdUntil`): not offered before this time (ms), which is no part
+   *  of the interval a take reports. */
+  holdUntil: number;
   /** 1 to 1 + jitter, drawn at each release. */
   jitterFactor: number;
   /** Bumped each time the host is (re)scheduled; heap entries with another version are stale. */
@@ -106,6 +109,7 @@ export class MemoryFrontier implements Frontier {
         lastEndedAt: undefined,
         notBefore: 0,
         notBeforeReason: 'backoff',
+        holdUntil: 0,
         jitterFactor: 1,
         version: 0,
       };
@@ -206,11 +210,15 @@ export class MemoryFrontier implements Frontier {
       h.notBefore = options.notBefore;
       h.notBeforeReason = 'backoff';
     }
+    if (options?.holdUntil !== undefined && options.holdUntil > h.holdUntil) h.holdUntil = options.holdUntil;
     const { url, attempt } = taken.item;
-    if (retry) {
+    const requeue = !retry && options?.requeue === true;
+    if (retry || requeue) {
       if (h.head > 0) h.queue[--h.head] = url;
       else h.queue.unshift(url);
-      (h.attempts ??= new Map()).set(url, attempt + 1);
+      // A requeued URL was not tried: the same attempt (its entry stays as the take left it).
+      if (retry) (h.attempts ??= new Map()).set(url, attempt + 1);
+      else if (attempt > 1) (h.attempts ??= new Map()).set(url, attempt);
       this.queuedTotal++;
     } else {
       h.attempts?.delete(url);
@@ -297,8 +305,9 @@ export class MemoryFrontier implements Frontier {
 
   /** When the host may next be sent (ms since epoch). */
   private readyAt(h: HostState): number {
-    if (h.lastEndedAt === undefined) return h.notBefore;
-    return Math.max(h.lastEndedAt + hostInterval(h.policy, this.terms, h.jitterFactor).ms, h.notBefore);
+    const held = Math.max(h.notBefore, h.holdUntil);
+    if (h.lastEndedAt === undefined) return held;
+    return Math.max(h.lastEndedAt + hostInterval(h.policy, this.terms, h.jitterFactor).ms, held);
   }
 
   private schedule(host: string, h: HostState): void {

@@ -174,6 +174,30 @@ export class Pacer {
   }
 
   /**
+   * `take()`, unless the host's slot will not open within `deferPastMs`: then nothing is held
+   * and the answer is when it opens (`later`, ms since epoch, the limiter's `retryAt`), so a
+   * caller with other work (a crawl worker, whose frontier can hand it another host) need not sit
+   * out the wait. Decided by one ask of the limiter; a host with waiters queued here, or a slot
+   * that opens within `deferPastMs`, is waited for as by `take()`, so the limiter stays the floor.
+   * @throws (rejects) the signal's reason when `signal` aborts first, as `take()`.
+   */
+  async takeUnlessLater(host: string, interval: Interval, deferPastMs: number, signal?: Cancellation, url?: string, within?: Lease): Promise<Slot | { readonly later: number }> {
+    if (signal?.aborted) throw signal.reason;
+    if (within === undefined && this.#queues.has(host)) return this.take(host, interval, signal, url, within);
+    const r = await this.limiter.tryAcquire(host, interval.ms, this.leaseMs, within);
+    if (r.ok) {
+      const lease = r.lease;
+      if (signal?.aborted) {
+        await this.limiter.release(lease, Date.now()).catch(() => {});
+        throw signal.reason;
+      }
+      return { lease, waitedMs: 0, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
+    }
+    if (r.retryAt - Date.now() > deferPastMs) return { later: r.retryAt };
+    return this.take(host, interval, signal, url, within);
+  }
+
+  /**
    * The slot at once, without a wait or a promise, when the host has no waiter here and an
    * in-process limiter grants it now; undefined otherwise (then take()).
    */

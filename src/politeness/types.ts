@@ -56,6 +56,17 @@ export interface ReleaseOptions {
 export interface FailOptions extends ReleaseOptions {
   /** Put the URL back at the head of its host's queue, with `attempt + 1`. */
   readonly retry?: boolean;
+  /** Put the URL back at the head of its host's queue with the SAME attempt: it was not tried,
+   *  only handed back (give `notSent` too: nothing was sent for it), e.g. because its host's slot
+   *  opens later than the frontier knew when it offered the host (a Crawl-delay the URL's check
+   *  has just learned), so that the worker can take another host meanwhile. Give `holdUntil`
+   *  with it. Ignored with `retry`. */
+  readonly requeue?: boolean;
+  /** No take of the host before this (ms since epoch): when the limiter said its slot opens.
+   *  Not a back-off (`notBefore` is, and it reaches the limiter; this does not), and no interval:
+   *  it counts from a response the frontier may not know of (the robots.txt request the URL's
+   *  check made), so the next take's `intervalMs` and `waitReason` stay the host's interval's. */
+  readonly holdUntil?: number;
 }
 
 /** Progress counts. */

@@ -179,6 +179,31 @@ describe('RedisFrontier', () => {
     expect(again.kind === 'item' && again.waitReason).toBe('backoff');
   });
 
+  it('puts a requeued URL back at the head with the same attempt, the host held until its hold ends', async () => {
+    const [f] = await workers(1, 'fr-requeue', { minIntervalMs: 0, concurrency: 1 });
+    await f!.add([{ url: 'http://a.test/1', host: 'a.test' }, { url: 'http://a.test/2', host: 'a.test' }, { url: 'http://b.test/1', host: 'b.test' }]);
+    const first = await f!.take();
+    if (first.kind !== 'item') throw new Error('no item');
+    expect(first.item.host).toBe('a.test');
+    await f!.fail(first, Date.now(), { notSent: true, requeue: true, holdUntil: Date.now() + 300 });
+    expect(await f!.counts()).toMatchObject({ queued: 3, inFlight: 0, done: 0 });
+    const other = await f!.take();
+    expect(other.kind === 'item' && other.item.host).toBe('b.test');
+    if (other.kind === 'item') await f!.complete(other, Date.now());
+    expect((await f!.take()).kind).toBe('wait');
+    await sleep(320 + CLOCK_MS);
+    const again = await f!.take();
+    expect(again.kind === 'item' && again.item).toEqual({ url: 'http://a.test/1', host: 'a.test', attempt: 1 });
+    // A retried URL handed back keeps its attempt too.
+    if (again.kind !== 'item') throw new Error('no item');
+    await f!.fail(again, Date.now(), { retry: true });
+    const retry = await f!.take();
+    if (retry.kind !== 'item') throw new Error('no item');
+    await f!.fail(retry, Date.now(), { notSent: true, requeue: true, holdUntil: Date.now() });
+    const third = await f!.take();
+    expect(third.kind === 'item' && third.item).toEqual({ url: 'http://a.test/1', host: 'a.test', attempt: 2 });
+  });
+
   it('lists and removes a host\'s queued URLs', async () => {
     const [f, g] = await workers(2, 'fr-remove');
     await f!.add(urls(1, 4));

@@ -96,6 +96,27 @@ describe('MemoryFrontier', () => {
     expect(again.waitReason).toBe('backoff');
   });
 
+  it('a requeued URL comes back first with the same attempt, once its hold ends; other hosts go meanwhile', async () => {
+    const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0, concurrency: 1 });
+    await f.add([...items('cd', 2), ...items('ok', 1)]);
+    const first = taken(await f.take(0));
+    expect(first.item.host).toBe('cd');
+    await f.fail(first, 10, { notSent: true, requeue: true, holdUntil: 5000 });
+    expect(await f.counts(10)).toMatchObject({ queued: 3, inFlight: 0, done: 0 });
+    const ok = taken(await f.take(20));
+    expect(ok.item.host).toBe('ok');
+    await f.complete(ok, 30);
+    expect(await f.take(30)).toEqual({ kind: 'wait', retryAt: 5000 });
+    const again = taken(await f.take(5000));
+    // Untried: the same attempt, and the hold is no interval (nothing was sent to the host).
+    expect([again.item, again.intervalMs, again.waitReason]).toEqual([{ url: 'http://cd/0', host: 'cd', attempt: 1 }, null, null]);
+    // A retried URL handed back keeps its attempt too.
+    await f.fail(again, 5100, { retry: true, notBefore: 6000 });
+    const retry = taken(await f.take(6000));
+    await f.fail(retry, 6000, { notSent: true, requeue: true, holdUntil: 7000 });
+    expect(taken(await f.take(7000)).item.attempt).toBe(2);
+  });
+
   it("an earlier run's hold (seedHost) keeps the host out of take until it ends, with its reason; other hosts go first", async () => {
     const f = new MemoryFrontier({ minIntervalMs: 100, jitter: 0, concurrency: 1 });
     f.seedHost('held', 1000, 100, { until: 9000, reason: 'backoff' });
