@@ -12,7 +12,7 @@ import { UsageCheck, type TdmRepCopy } from './usage-check.js';
 import type { DocumentTransport } from './types.js';
 import { policySnapshot } from '../gate/policy-record.js';
 import { AttemptLog, errText, hopRow, iso, type CrawlStats } from './attempt-log.js';
-import { DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS, type CrawlJobOptions, type CrawlResult } from './job-options.js';
+import { DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS, REQUEUE_PAST_MS, type CrawlJobOptions, type CrawlResult } from './job-options.js';
 import { takeLoop } from './take-loop.js';
 import { TdmRepReader } from './tdmrep-read.js';
 import { HeldSlot } from './held-slot.js';
@@ -34,6 +34,8 @@ export class CrawlJob {
   private readonly pacer: Pacer;
   private readonly changedHosts = new Set<string>();
   private readonly visited = new Set<string>();
+  /** URLs handed back to the frontier once (their slot opened too late): until taken again. */
+  private readonly handedBack = new Set<string>();
   private readonly redirects: Redirects;
   private readonly log: AttemptLog;
   private policyChanges = 0;
@@ -230,6 +232,7 @@ export class CrawlJob {
   private async process(t: TakenItem): Promise<void> {
     const { frontier, gate } = this.o;
     const { url, host } = t.item;
+    const handedBack = this.handedBack.delete(url);
     // Lost (Redis away): the URL counts as one of the list, as before the fleet recorded it.
     if (this.redirects.shared) await this.redirects.learn(url).catch(() => {});
     const checkedAt = Date.now();
@@ -297,10 +300,22 @@ export class CrawlJob {
     // frontier does not: the robots.txt requests the check made (first load, refresh, a redirect
     // into this host), other doors on the same limiter, and a policy learned just now (a new
     // Crawl-delay, an override). Take the host's slot there under the full interval.
+    // A slot that opens later than REQUEUE_PAST_MS is not waited for here: the worker would hold
+    // one of the --concurrency slots all that while (a Crawl-delay learned from the robots.txt
+    // the check just fetched) with other hosts ready. The URL goes back to the head of its
+    // host's queue untried (same attempt, no row), the host held until the limiter said it
+    // opens. Once only: taken again, its check may have fetched robots.txt anew (a short
+    // --recheck-after), which would push the slot on each time; so it waits here then.
     const interval = this.interval(t, crawlDelaySeconds, underOverride);
     let slot;
     try {
-      slot = await this.pacer.take(host, interval, this.o.signal, url, this.under(t)?.lease);
+      const got = await this.pacer.takeUnlessLater(host, interval, handedBack ? Infinity : REQUEUE_PAST_MS, this.o.signal, url, this.under(t)?.lease);
+      if ('later' in got) {
+        this.handedBack.add(url);
+        await frontier.fail(t, Date.now(), { notSent: true, requeue: true, holdUntil: got.later });
+        return;
+      }
+      slot = got;
     } catch {
       // Interrupted while waiting: nothing was sent; --resume tries the URL again.
       await frontier.fail(t, Date.now(), { notSent: true });

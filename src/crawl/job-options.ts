@@ -73,3 +73,13 @@ export interface CrawlResult {
    *  to other workers when their leases expire. */
   readonly abandoned: number;
 }
+
+/**
+ * A page's slot that opens later than this (ms) is handed back to the frontier, not waited for
+ * (see CrawlJob.process). Handing back costs a frontier release and take (two Lua round trips
+ * for a fleet's: ms on a LAN) and a second, cached, check: a wait under a few tens of ms costs
+ * the concurrency slot less, and is what rounding and clock skew between frontier and limiter
+ * look like. What the frontier did not know (a Crawl-delay just learned, the floor after a
+ * robots.txt request) is a wait of hundreds of ms or more.
+ */
+export const REQUEUE_PAST_MS = 50;
