@@ -442,7 +442,7 @@ export class CrawlJob {
     skip(url, t.item.attempt);
     const pending = await this.o.frontier.pending(host);
     for (const p of pending) skip(p.url, p.attempt);
-    await this.o.frontier.remove(host, pending.map((p) => p.url));
+    await this.removeQueued(host, pending.map((p) => p.url));
     await this.o.frontier.complete(t, now, { notSent: true });
   }
 
@@ -460,7 +460,13 @@ export class CrawlJob {
       this.log.write({ url: p.url, host, ...this.via(p.url), startMs: at, endMs: Date.now(), decision: d, outcome: 'blocked', final: true, attempt: p.attempt });
       removed.push(p.url);
     }
-    await this.o.frontier.remove(host, removed);
+    await this.removeQueued(host, removed);
+  }
+
+  /** Take URLs out of the host's queue; one handed back (its slot opened too late) is forgotten. */
+  private async removeQueued(host: string, urls: string[]): Promise<void> {
+    for (const u of urls) this.handedBack.delete(u);
+    await this.o.frontier.remove(host, urls);
   }
 
   // --- audit ---------------------------------------------------------------------------------
