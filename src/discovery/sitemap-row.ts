@@ -44,8 +44,9 @@ export function sitemapRow(r: SitemapReport, runId: string, interrupted = false)
     error,
     attempt: 1,
     // A sitemap is read once a run: whatever came of it settles it (no retry storm on a 5xx),
-    // unless the run itself stopped it.
-    final: !interrupted,
+    // unless the run itself stopped it, or the server said to come back later (429, 503: RFC 9110
+    // §15.5.30, §15.6.4): a --resume then reads it again instead of replaying it as empty.
+    final: !interrupted && r.status !== 429 && r.status !== 503,
     location: null,
     headers: r.headers,
     truncated: r.limit !== null,

@@ -58,4 +58,32 @@ describe('robots-gate crawl --sitemaps, interrupted in the sitemap phase', () =>
     expect(v.requests('a.test', '/s.xml'), second.stderr).toHaveLength(2);
     expect(v.requests('a.test', '/p/1')).toHaveLength(1);
   });
+
+  it('a sitemap answered 503 is not settled: --resume reads it again', async () => {
+    let a = '';
+    let busy = true;
+    const v = await hosts({
+      'a.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.end(`User-agent: *\nSitemap: ${a}/s.xml\n`);
+        if (req.url === '/s.xml') {
+          if (busy) return void res.writeHead(503, { 'retry-after': '1' }).end('later');
+          return void res.writeHead(200, { 'content-type': 'application/xml' }).end(urlset([`${a}/p/1`]));
+        }
+        res.end('page');
+      },
+    });
+    a = v.origin('a.test');
+    const dir = tmp();
+    const list = path.join(dir, 'origins.txt');
+    fs.writeFileSync(list, `${a}\n`);
+    const args = ['crawl', list, '--sitemaps', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '50', ...resolveArgs(v)];
+    const first = await runCli(args);
+    expect(first.code, first.stderr).toBe(1);
+    busy = false;
+    const second = await runCli([...args, '--resume']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toMatch(/settled before/);
+    expect(v.requests('a.test', '/s.xml')).toHaveLength(2);
+    expect(v.requests('a.test', '/p/1')).toHaveLength(1);
+  });
 });
