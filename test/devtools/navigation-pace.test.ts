@@ -60,12 +60,19 @@ test('a target closed while its navigation waits for the host\'s slot: nothing i
   // Both pages first: the second's navigation must be waiting when it is closed, within a/'s interval.
   const first = await page();
   const closing = await page();
-  await visit(first.sessionId, h.url(h.a, '/one'));
+  // From the end of /one's response at the server, not from its load event (its subresources may
+  // take long on a loaded machine): the close must come well inside a/'s interval.
+  const loaded = visit(first.sessionId, h.url(h.a, '/one'));
+  while (h.hits(h.a, '/one')[0]?.endedAt === undefined) await sleep(5);
   // Page.navigate answers once the navigation has its response: not awaited.
   const navigating = c.send('Page.navigate', { url: h.url(h.a, '/two') }, closing.sessionId).catch(() => null);
-  await sleep(300);
+  await sleep(200);
   await c.send('Target.closeTarget', { targetId: closing.targetId });
+  const closedAt = performance.timeOrigin + performance.now();
   await navigating;
+  await loaded;
+  // Otherwise the slot had opened before the close and /two may rightly have gone: not this case.
+  expect(closedAt - h.hits(h.a, '/one')[0]!.endedAt!, 'the close came inside the interval').toBeLessThan(INTERVAL_MS);
   const next = await page();
   await visit(next.sessionId, h.url(h.a, '/three'));
   expect(h.hits(h.a, '/two')).toEqual([]);
