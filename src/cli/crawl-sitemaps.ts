@@ -7,6 +7,7 @@ import { auditFiles, openAudit } from '../audit/reader.js';
 import type { AttemptRow, AuditSink, PolicyChangeRow, PolicyRow, RunEndRow, RunRow, SitemapClaims } from '../audit/types.js';
 import { discoverSitemaps, type DiscoveryGate, type DiscoveryStats } from '../discovery/index.js';
 import type { SitemapEntry } from '../discovery/sitemap-parser.js';
+import { sleepUntil } from '../politeness/pacer.js';
 import type { SeedHold } from '../politeness/types.js';
 import type { RateLimiter } from '../stores/types.js';
 import { count as plural } from './plural.js';
@@ -144,6 +145,8 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
           waiting.set(host, hold);
           try {
             await sleepUntil(hold.until, o.signal);
+          } catch {
+            // Aborted (Ctrl-C): said below.
           } finally {
             waiting.delete(host);
           }
@@ -225,25 +228,6 @@ export function openingOrder(
   });
   out.sort((a, b) => (a.hold?.until ?? 0) - (b.hold?.until ?? 0) || a.i - b.i);
   return out.map(({ origin, host, hold }) => ({ origin, host, hold }));
-}
-
-/** Resolve at `until` (ms since epoch) or as soon as `signal` aborts, in timer steps Node can keep. */
-function sleepUntil(until: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    let timer: NodeJS.Timeout | undefined;
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const step = () => {
-      const left = until - Date.now();
-      if (left <= 0 || signal.aborted) return done();
-      timer = setTimeout(step, Math.min(left, 2_147_483_647));
-    };
-    signal.addEventListener('abort', done, { once: true });
-    step();
-  });
 }
 
 /**

@@ -342,8 +342,9 @@ export class Pacer {
   }
 }
 
-/** Resolve at `at` (ms since epoch), or reject with the signal's reason when it aborts first. */
-function sleepUntil(at: number, signal: Cancellation | undefined): Promise<void> {
+/** Resolve at `at` (ms since epoch; a timer's longest, ~24.8 days, at most), or reject with the
+ *  signal's reason when it aborts first. */
+export function sleepUntil(at: number, signal: Cancellation | undefined): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
