@@ -47,6 +47,8 @@ export class Client implements SessionOwner {
     private readonly gateSessions: ReadonlySet<string>,
     /** Target.createTarget, its URL opened only once the gate holds the target (create-target.ts). */
     private readonly createTarget: (params: Record<string, unknown>, sessionId: string) => Promise<Message>,
+    /** Told before Target.closeTarget goes to the browser (TargetWatch.closing). */
+    private readonly closing: (targetId: string) => void = () => {},
   ) {}
 
   /** The target of the client's root session: null for a browser-level one. */
@@ -121,8 +123,9 @@ export class Client implements SessionOwner {
       if (sessionId !== undefined) out.sessionId = sessionId;
       this.reply(out);
     };
-    if (m.method === 'Target.createTarget') void this.createTarget(params, target).then(relay);
-    else this.upstream.forward({ method: m.method, params, sessionId: target }, relay);
+    if (m.method === 'Target.createTarget') return void this.createTarget(params, target).then(relay);
+    if (m.method === 'Target.closeTarget' && typeof params.targetId === 'string') this.closing(params.targetId);
+     this.upstream.forward({ method: m.method, params, sessionId: target }, relay);
   }
 
   private refusal(method: string, params: Record<string, unknown>): string | null {

@@ -154,6 +154,7 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
         token,
         upstream,
         createTarget: (params) => createGatedTarget(upstream, watch, params),
+        closing: (targetId) => watch.closing(targetId),
         // Read on first demand, once: most clients never ask, and reading it starts a browser.
         protocol: () => (protocol ??= readProtocol(o.executablePath ?? DEFAULT_CHROMIUM).catch((err: unknown) => {
           protocol = null;
@@ -183,6 +184,7 @@ export class DevToolsEndpoint extends EventEmitter<DevToolsEndpointEvents> {
       domain,
       watch.sessions,
       (params, sessionId) => createGatedTarget(upstream, watch, params, sessionId),
+      (targetId) => watch.closing(targetId),
     );
     const queued: string[] = [];
     let open = false;

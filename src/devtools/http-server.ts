@@ -16,6 +16,8 @@ export interface HttpSideOptions {
   upstream: Upstream;
   /** Target.createTarget with the URL gated from its first request (create-target.ts). */
   createTarget(params: { url: string }): Promise<Message>;
+  /** Told before /json/close/ID goes to the browser (TargetWatch.closing). */
+  closing(targetId: string): void;
   /** Chromium's protocol description with the Robots domain (protocol.ts). */
   protocol(): Promise<Record<string, unknown>>;
   /** A client connected: `targetId` null for the browser socket. */
@@ -126,6 +128,7 @@ export class HttpSide {
     }
     const m = /^\/json\/(activate|close)\/([^/]+)$/.exec(path);
     if (m) {
+      if (m[1] === 'close') this.o.closing(m[2]!);
       const ok = await up.call(m[1] === 'close' ? 'Target.closeTarget' : 'Target.activateTarget', { targetId: m[2] }).then(
         () => true,
         () => false,

@@ -138,6 +138,15 @@ export class TargetWatch {
   }
 
   /**
+   * A client asked to close `targetId` (Target.closeTarget, /json/close): its navigations waiting
+   * for a host's slot give up now, not when Chromium reports the detach (on a loaded machine that
+   * may come after the slot opened, and the navigation of a closing page would be sent).
+   */
+  closing(targetId: string): void {
+    for (const [sessionId, t] of this.targetOfSession) if (t === targetId) this.lifetimes.get(sessionId)?.abort(new Error('target closing'));
+  }
+
+  /**
    * Resolves with the gate's session on `targetId` once its Fetch interception is on.
    * @throws (rejects) Error when the target could not be gated, detached first, or was not
    *  attached within `timeoutMs` ms.
