@@ -43,6 +43,22 @@ export function decideNowWith(gate: Pick<BrowserGate, 'check' | 'peek'>): ((url:
 /** The page objects a driver hands out: their requests, and their close. */
 export interface ClaimablePage extends DriverPage {
   once(event: 'close', listener: () => void): unknown;
+  close(options?: { runBeforeUnload?: boolean }): Promise<unknown>;
+}
+
+/**
+ * Ends `gone` when `page` is asked to close, not only once it has: both drivers' close() asks
+ * Chromium and waits for the target's end, which a busy renderer delays past a host's slot
+ * opening, and a navigation let go then is sent for a page that is closing. A close that runs
+ * beforeunload may be refused by the page: that one is waited for.
+ */
+function endWithClose(page: ClaimablePage, gone: AbortController): void {
+  page.once('close', () => gone.abort(new Error('page closed')));
+  const close = page.close;
+  page.close = function (this: ClaimablePage, options?: { runBeforeUnload?: boolean }) {
+    if (!options?.runBeforeUnload) gone.abort(new Error('page closing'));
+    return close.call(this, options);
+  };
 }
 
 /** The handle the claims report to. */
@@ -122,13 +138,13 @@ export class PageClaims<R extends DriverRequest, P extends ClaimablePage> {
     if (known) {
       await channel.detach();
       known.page = page;
-      page.once('close', () => known.gone.abort(new Error('page closed')));
+      endWithClose(page, known.gone);
       this.withMatchers(known);
       return known.ready;
     }
     this.sessions.push(channel);
     const claim = this.claim(info.targetId, channel, page);
-    page.once('close', () => claim.gone.abort(new Error('page closed')));
+    endWithClose(page, claim.gone);
     return claim.ready;
   }
 

@@ -129,8 +129,11 @@ describe.each(modes)('%s', (_mode, open) => {
       const closing = await context.newPage();
       await Promise.all([whenGuarded(first), whenGuarded(closing)]);
       await first.goto(h.url(h.a, '/one'));
+      // Its renderer busy past the slot's opening, as a loaded machine's may be: Chromium ends the
+      // target only once it answers, and a wait that ended at the close event let /two go.
+      await closing.evaluate('setTimeout(() => { const t = Date.now(); while (Date.now() - t < 2000); }, 100)');
       const waiting = closing.goto(h.url(h.a, '/two')).catch(() => null);
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 600));
       await closing.close();
       await waiting;
       const next = await context.newPage();
