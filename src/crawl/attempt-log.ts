@@ -24,6 +24,9 @@ export interface HostStats {
   /** ms since epoch of the first request start and last response end. */
   firstAt: number | undefined;
   lastAt: number | undefined;
+  /** ms since epoch its robots.txt was last fetched, as the gate reported it: the host's first
+   *  request keeps its interval from there. */
+  robotsAt: number | undefined;
   /** Why the host was skipped, if it was. */
   skippedBecause: string | undefined;
   /** ms since epoch: the host is backed off (429/503, Retry-After) until then. */
@@ -200,6 +203,7 @@ export class AttemptLog {
         crawlDelaySeconds: undefined,
         firstAt: undefined,
         lastAt: undefined,
+        robotsAt: undefined,
         skippedBecause: undefined,
         backoffUntil: undefined,
         robotsUnreachable: false,

@@ -207,9 +207,11 @@ export class CrawlJob {
       const interval = Math.max(h.maxIntervalMs, (h.crawlDelaySeconds ?? 0) * 1000, this.minIntervalGuessMs);
       // The host's next request waits for its slot: until its Retry-After, or one interval after
       // its last response (so the bound counts down between two requests instead of standing
-      // still); a host not visited yet waits an interval after its robots.txt request.
+      // still); a host not visited yet waits an interval after its robots.txt request (counting
+      // down from it once it has been sent).
       const held = h.backoffUntil !== undefined ? Math.max(0, h.backoffUntil - now) : 0;
-      const next = held > 0 ? held : h.lastAt !== undefined ? Math.max(0, h.lastAt + interval - now) : interval;
+      const since = h.lastAt ?? h.robotsAt;
+      const next = held > 0 ? held : since !== undefined ? Math.max(0, since + interval - now) : interval;
       etaMs = Math.max(etaMs, next + (h.remaining - 1) * interval);
     }
     return {
@@ -474,6 +476,9 @@ export class CrawlJob {
   private onPolicy(r: PolicyRecord): void {
     const snapshot = policySnapshot(r);
     if (snapshot) this.o.audit.recordPolicy(snapshot);
+    // For the ETA only: a host of the run whose robots.txt was just fetched.
+    const hs = this.log.hostStats.get(hostOfOrigin(r.origin));
+    if (hs && (hs.robotsAt === undefined || r.fetchedAt > hs.robotsAt)) hs.robotsAt = r.fetchedAt;
   }
 
   private onChange(c: PolicyChange): void {
@@ -505,4 +510,13 @@ function definedOnly<T extends object>(o: T): T {
   const out = {} as T;
   for (const k of Object.keys(o) as (keyof T)[]) if (o[k] !== undefined) out[k] = o[k];
   return out;
+}
+
+/** The frontier's host key (URL.host) of an origin the gate reported; '' for none. */
+function hostOfOrigin(origin: string): string {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return '';
+  }
 }

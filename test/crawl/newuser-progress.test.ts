@@ -64,4 +64,19 @@ describe('crawl progress and summary', () => {
     expect(waiting.length).toBeGreaterThan(5);
     expect(etas.size).toBeGreaterThanOrEqual(2);
   });
+
+  it('the ETA counts down while the first URL of a host waits out its interval after robots.txt', async () => {
+    const v = await hosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
+    const dir = tmp();
+    const r = await runCli(
+      ['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '3000', '--progress-interval', '100', ...resolveArgs(v)],
+      { stdin: `${v.origin('a.test')}/1\n`, timeoutMs: 30_000 },
+    );
+    expect(r.code).toBe(0);
+    // It stood at the whole interval until the page went: the crawl did not count from robots.txt.
+    const waiting = progressLines(r.stderr).filter((l) => l.startsWith('progress: 0/1 done'));
+    const etas = new Set(waiting.map((l) => /ETA ~(\d+) s/.exec(l)?.[1]));
+    expect(waiting.length).toBeGreaterThan(5);
+    expect(etas.size).toBeGreaterThanOrEqual(2);
+  });
 });
