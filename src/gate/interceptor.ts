@@ -1,7 +1,11 @@
 // The gate as an undici interceptor: compose it into any Dispatcher (or the global one) and every
 // request through it is checked first, then waits for its host's slot. fetch() follows redirects
-// by dispatching each hop again, so each hop is checked and spaced against its own host.
-import type { Dispatcher } from 'undici';
+// by dispatching each hop again, so each hop is checked and spaced against its own host; so does
+// undici's redirect interceptor composed outside the gate. Below the gate it would follow hops the
+// gate never sees (a disallowed path on another host was sent, under its Crawl-delay): there it is
+// switched off, and a request that asks for redirects itself (`maxRedirections`) has them followed
+// here, each hop dispatched through the gate again.
+import { RedirectHandler, type Dispatcher } from 'undici';
 import { kRobotsFetch } from '../fetcher/robots-fetcher.js';
 import { dispatchPaced, isPaced } from './pace.js';
 import type { GateDoor } from './politeness.js';
@@ -9,11 +13,14 @@ import type { GateDoor } from './politeness.js';
 type DispatchHandler = Dispatcher.DispatchHandler;
 
 export function gateInterceptor(gate: GateDoor): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) =>
-    function robotsGateInterceptor(opts: Dispatcher.DispatchOptions, handler: DispatchHandler): boolean {
+  return (dispatch) => {
+    const gated = function robotsGateInterceptor(opts: Dispatcher.DispatchOptions, handler: DispatchHandler): boolean {
       // The gate's own robots.txt fetches pass as they are: checking them would recurse.
       if ((opts as unknown as Record<symbol, unknown>)[kRobotsFetch]) return dispatch(opts, handler);
-      const withUa = { ...opts, headers: withUserAgent(opts.headers, gate.userAgent) } as Dispatcher.DispatchOptions;
+      const { maxRedirections, ...rest } = opts as Dispatcher.DispatchOptions & { maxRedirections?: number };
+      if (typeof maxRedirections === 'number' && maxRedirections > 0) return gated({ ...rest }, new RedirectHandler(gated, maxRedirections, rest, handler));
+      // 0: the way undici keeps a dispatcher below its own redirect interceptor from redirecting.
+      const withUa = { ...rest, maxRedirections: 0, headers: withUserAgent(opts.headers, gate.userAgent) } as Dispatcher.DispatchOptions;
       let url: string;
       try {
         const origin = typeof opts.origin === 'string' ? new URL(opts.origin).origin : (opts.origin as URL).origin;
@@ -35,6 +42,8 @@ export function gateInterceptor(gate: GateDoor): Dispatcher.DispatcherComposeInt
         return withUa;
       });
     };
+    return gated;
+  };
 }
 
 /** The same headers (any form undici accepts) with User-Agent replaced by `ua`. */
