@@ -2,7 +2,7 @@
 // and the progress line read (per run and per host).
 import type { AttemptOutcome, AttemptRow, AuditSink } from '../audit/types.js';
 import type { Decision } from '../gate/types.js';
-import type { TakenItem } from '../politeness/types.js';
+import type { TakenItem, WaitReason } from '../politeness/types.js';
 import type { UsageVerdict } from '../usage/index.js';
 import { DocumentPlacementError } from './document-store.js';
 import type { Hop } from './types.js';
@@ -185,6 +185,9 @@ export class AttemptLog {
   private noteInterval(p: RowParts): void {
     if (p.intervalMs == null || p.host === '') return;
     const hs = this.host(p.host);
+    // The host's first request of the run: its row names the interval it kept after robots.txt,
+    // which spaced it from no request of the host's span (the summary's "slowest hosts").
+    if (hs.firstAt === undefined || p.startMs <= hs.firstAt) return;
     if (p.intervalMs > hs.maxIntervalMs) {
       hs.maxIntervalMs = p.intervalMs;
       hs.maxIntervalReason = p.waitReason ?? null;
@@ -230,6 +233,9 @@ export function hopRow(
     truncated: boolean;
     saveError: unknown;
     usage?: { usage: UsageVerdict; keep: boolean };
+    /** The interval the request was sent under, when the frontier spaced it by none (a host's
+     *  first request of the run, kept from its robots.txt request by the limiter). */
+    interval?: { ms: number; reason: WaitReason };
   },
 aborted: boolean,
 ): RowParts {
@@ -263,8 +269,8 @@ aborted: boolean,
     savedPath: x.saved?.savedPath ?? null,
     parentUrl: via.parentUrl,
     kind: via.kind,
-    waitReason: first ? t.waitReason : null,
-    intervalMs: first ? t.intervalMs : null,
+    waitReason: first ? (t.waitReason ?? x.interval?.reason ?? null) : null,
+    intervalMs: first ? (t.intervalMs ?? x.interval?.ms ?? null) : null,
     error: hop.error ? `${hop.error.code}: ${hop.error.message}` : x.saveError !== undefined ? errText(x.saveError) : null,
     attempt: t.item.attempt,
     // An aborted or retried attempt does not settle its URL; --resume will try it again.

@@ -369,6 +369,7 @@ export class CrawlJob {
           truncated: isLast && result.truncated,
           saveError: isLast ? saveError : undefined,
           usage: isLast ? usage : undefined,
+          interval,
         }, !!this.o.signal?.aborted),
       );
     }

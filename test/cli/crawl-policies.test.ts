@@ -95,7 +95,9 @@ describe('robots-gate crawl policies', () => {
     expect(seen).toHaveLength(3);
     for (let i = 1; i < seen.length; i++) expect(seen[i]!.startedAt - seen[i - 1]!.endedAt!).toBeGreaterThanOrEqual(300);
     a = openAudit(path.join(dir, 'b'));
+    // The first page's too: kept 300 ms after the robots.txt request.
     expect(a.attempts().filter((x) => x.intervalMs !== null).map((x) => [x.intervalMs, x.waitReason])).toEqual([
+      [300, 'crawl-delay'],
       [300, 'crawl-delay'],
       [300, 'crawl-delay'],
     ]);

@@ -11,10 +11,10 @@ const { tmp, hosts, resolveArgs } = crawlFixture('rg-first-');
 
 describe('the first request to a host', () => {
   it.each([
-    ['the floor (--min-interval)', 'User-agent: *\nDisallow: /private\n', ['--min-interval', '800'], 800],
-    ['a Crawl-delay', 'User-agent: *\nCrawl-delay: 0.8\n', ['--min-interval', '0'], 800],
-    ['the floor, when robots.txt is missing (404)', null, ['--min-interval', '800'], 800],
-  ])('waits %s after the robots.txt request', async (_what, robots, flags, intervalMs) => {
+    ['the floor (--min-interval)', 'User-agent: *\nDisallow: /private\n', ['--min-interval', '800'], 800, 'floor'],
+    ['a Crawl-delay', 'User-agent: *\nCrawl-delay: 0.8\n', ['--min-interval', '0'], 800, 'crawl-delay'],
+    ['the floor, when robots.txt is missing (404)', null, ['--min-interval', '800'], 800, 'floor'],
+  ])('waits %s after the robots.txt request, and its row says so', async (_what, robots, flags, intervalMs, reason) => {
     const v = await hosts({ 'a.test': site(robots) });
     const dir = tmp();
     const list = path.join(dir, 'urls.txt');
@@ -27,5 +27,9 @@ describe('the first request to a host', () => {
     expect(page).toHaveLength(1);
     // Measured at the server, from the end of the robots.txt response to the page request.
     expect(page[0]!.startedAt - robotsReq[0]!.endedAt!).toBeGreaterThanOrEqual(intervalMs - 5);
+    // The audit proves it: the page's row names the interval it was sent under (it had none).
+    const audit = await runCli(['audit', path.join(dir, 'out'), '--host', 'a.test:' + v.port, '--json']);
+    const row = audit.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((x) => x.url?.endsWith('/page'));
+    expect({ intervalMs: row.intervalMs, waitReason: row.waitReason }).toEqual({ intervalMs, waitReason: reason });
   });
 });
