@@ -251,11 +251,12 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
   const hostRows = tableHosts
     .map((h) => {
       // Each value stays on one line ("crawl-delay ×3", "2.04 s"); lists break between values.
+      // Requests sent, as the totals count them: a blocked URL is decided, not sent.
       const waits = Object.entries(h.waitReasons).map(([k, v]) => `<span class="nw">${esc(k)} ×${v}</span>`).join(', ') || '–';
       const interval = h.minIntervalMs === h.maxIntervalMs
         ? esc(formatMs(h.minIntervalMs))
         : `<span class="nw">${esc(formatMs(h.minIntervalMs))} –</span> <span class="nw">${esc(formatMs(h.maxIntervalMs))}</span>`;
-      return `<tr><td class="host"><a href="#host-${esc(encodeURIComponent(h.host))}">${wrappableHost(h.host)}</a></td><td class="num">${h.attempts}</td>` +
+      return `<tr><td class="host"><a href="#host-${esc(encodeURIComponent(h.host))}">${wrappableHost(h.host)}</a></td><td class="num">${h.fetched + h.error + h.overridden}</td>` +
         OUTCOMES.map((o) => `<td class="num">${h[o]}</td>`).join('') +
         `<td class="num">${esc(formatBytes(h.bytes))}</td><td class="num interval">${interval}</td><td>${waits}</td>` +
         `<td class="num ${h.intervalBreaches ? 'warn' : 'ok'}">${h.intervalBreaches}</td><td class="num">${h.policyVersions}</td></tr>`;

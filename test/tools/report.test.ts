@@ -28,10 +28,11 @@ describe('report', () => {
     expect(totals).toContain('<b>3</b><span>blocked by robots.txt (not sent)</span>');
     expect(totals).toContain('<b>1</b><span>errors</span>');
     expect(totals).toContain('<b>1</b><span>robots.txt changes</span>');
-    // Per-host rows: shop.example has 6 requests, 2 blocked, two robots.txt versions.
+    // Per-host rows: shop.example had 6 URLs decided: 4 requests sent, 2 blocked (the column counts
+    // requests as the totals do, not URLs); two robots.txt versions.
     const shopRow = /<tr><td class="host"><a href="#host-shop\.example">shop\.<wbr>example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
     const cells = [...shopRow.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((m) => m[1]);
-    expect(cells.slice(0, 6)).toEqual(['6', '4', '2', '0', '0', '0']);
+    expect(cells.slice(0, 6)).toEqual(['4', '4', '2', '0', '0', '0']);
     expect(cells.at(-1)).toBe('2');
     expect(shopRow).toContain('crawl-delay ×5');
     // The timeline shows each request against its interval, and the wait sources.
