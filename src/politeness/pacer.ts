@@ -12,8 +12,9 @@ import type { WaitReason } from './types.js';
 export interface WaitEvent {
   /** The politeness key: `URL.host` (host name, plus the port when not the default). */
   readonly host: string;
-  /** The interval that held the request (ms): the one asked for, or the longer one the limiter
-   *  remembered (`remembered`). */
+  /** The interval that held the request (ms): the one asked for, the longer one the limiter
+   *  remembered (`remembered`), or with `backoff` the back-off's length (from the end of the 429
+   *  or 503 that asked for it to the time it named). */
   readonly intervalMs: number;
   /** The largest term: `backoff` when a 429/503 back-off seen here held the host longer. When
    *  `remembered`, the largest term of the interval asked for: the limiter keeps the interval the
@@ -119,8 +120,10 @@ export const DEFAULT_LEASE_MS = 120_000;
 
 export class Pacer {
   readonly #queues = new Map<string, HostQueue>();
-  /** Back-offs released here, by host: to say `backoff` when one is what a waiter waits for. */
+  /** Back-offs released here, by host: to say `backoff` when one is what a waiter waits for, and
+   *  how long it was (ms from the response that set it). */
   readonly #notBefore = new Map<string, number>();
+  readonly #backoffMs = new Map<string, number>();
 
   constructor(
     readonly limiter: RateLimiter,
@@ -266,7 +269,7 @@ export class Pacer {
     const remembered = !backoff && heldMs > interval.ms;
     const ev: WaitEvent = {
       host,
-      intervalMs: remembered ? heldMs : interval.ms,
+      intervalMs: backoff ? (this.#backoffMs.get(host) ?? interval.ms) : remembered ? heldMs : interval.ms,
       reason,
       waitedMs,
       ...(remembered ? { remembered: true as const } : {}),
@@ -327,8 +330,13 @@ export class Pacer {
   }
 
   #noteBackoff(host: string, endedAt: number, notBefore: number | undefined): void {
-    if (notBefore !== undefined) this.#notBefore.set(host, notBefore);
-    else if (this.#notBefore.size !== 0 && this.#notBefore.has(host) && this.#notBefore.get(host)! <= endedAt) this.#notBefore.delete(host);
+    if (notBefore !== undefined) {
+      this.#notBefore.set(host, notBefore);
+      this.#backoffMs.set(host, Math.max(0, notBefore - endedAt));
+    } else if (this.#notBefore.size !== 0 && this.#notBefore.has(host) && this.#notBefore.get(host)! <= endedAt) {
+      this.#notBefore.delete(host);
+      this.#backoffMs.delete(host);
+    }
   }
 
   async #release(lease: Lease, endedAt: number, notBefore?: number): Promise<void> {

@@ -136,7 +136,7 @@ describe('gate.fetch keeps each host interval', () => {
     }
   });
 
-  it('a 429 with Retry-After: 1 holds the host a second; the wait says backoff', async () => {
+  it('a 429 with Retry-After: 1 holds the host a second; the wait says backoff, and how long', async () => {
     const g = gate();
     const w = onWait();
     try {
@@ -148,7 +148,8 @@ describe('gate.fetch keeps each host interval', () => {
       expect(seen.map((s) => s.path)).toEqual(['/robots.txt', '/limited', '/after']);
       expect(seen[2]!.gap!).toBeGreaterThanOrEqual(1000);
       expect(seen[2]!.gap!).toBeLessThan(5000);
-      expect(w.events.some((e) => e.host.startsWith('ra.test') && e.reason === 'backoff')).toBe(true);
+      // The interval it names is the back-off's (Retry-After: 1), not the floor's 150 ms.
+      expect(w.events.filter((e) => e.host.startsWith('ra.test') && e.reason === 'backoff').map((e) => e.intervalMs)).toEqual([1000]);
     } finally {
       w.stop();
       await g.close();
