@@ -38,6 +38,8 @@ const DEFAULT_BACKOFF_MS = 10_000;
 const MAX_BACKOFF_MS = 3_600_000;
 
 interface Held {
+  /** The document's key: its networkId, or Fetch's own id until the frame commits it (committed). */
+  key: string;
   readonly url: string;
   readonly frameId: string;
   readonly slot: Pick<Slot, 'release'>;
@@ -104,13 +106,33 @@ export class NavigationSlots {
       return null;
     }
     this.end(key);
-    const timer = setTimeout(() => this.end(key), HOLD_MS);
-    timer.unref();
-    const onGone = () => this.end(key);
+    // By the entry, not the key: committed() may re-key it.
+    const h: Held = { key, url, frameId, slot, timer: setTimeout(() => this.end(h.key), HOLD_MS), unlisten: () => signal.removeEventListener('abort', onGone) };
+    h.timer.unref();
+    const onGone = () => this.end(h.key);
     signal.addEventListener('abort', onGone, { once: true });
-    this.#held.set(key, { url, frameId, slot, timer, unlisten: () => signal.removeEventListener('abort', onGone) });
+    this.#held.set(key, h);
     this.#byFrame.set(frameId, key);
     return wait;
+  }
+
+  /**
+   * Frame `frameId` committed the document of loader `loaderId` (Page.frameNavigated): the slot its
+   * navigation holds is that loader's from now on, so that its DOMContentLoaded ends it. Fetch
+   * names a navigation by its networkId only while some session has the Network domain on; without
+   * it the key was Fetch's own id, no DOMContentLoaded matched, and the slot was held until the
+   * frame stopped loading, which a same-host iframe (waiting for that very slot) held off until
+   * HOLD_MS: 60 s for the host, the iframe never loaded.
+   */
+  committed(frameId: string, loaderId: string): void {
+    const key = this.#byFrame.get(frameId);
+    if (key === undefined || key === loaderId) return;
+    const h = this.#held.get(key);
+    if (h === undefined || this.#held.has(loaderId)) return;
+    this.#held.delete(key);
+    h.key = loaderId;
+    this.#held.set(loaderId, h);
+    this.#byFrame.set(frameId, loaderId);
   }
 
   /**

@@ -231,8 +231,9 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
   };
   const onStoppedLoading = (e: { frameId: string }): void => pace!.slots.endFrame(e.frameId);
 
-  const onFrameNavigated = (e: { frame: { id: string; url: string; urlFragment?: string } }): void => {
+  const onFrameNavigated = (e: { frame: { id: string; loaderId?: string; url: string; urlFragment?: string } }): void => {
     frames.set(e.frame.id, e.frame.url + (e.frame.urlFragment ?? ''));
+    if (pace && e.frame.loaderId) pace.slots.committed(e.frame.id, e.frame.loaderId);
   };
 
   const onFrameAttached = (e: { frameId: string }): void => {

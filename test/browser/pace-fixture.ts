@@ -27,6 +27,8 @@ function host(redirectTo?: () => string) {
     if (path === '/go' && redirectTo) return void res.writeHead(302, { location: redirectTo() }).end();
     // Busy: come back in 3 s (Retry-After, seconds), with a page saying so.
     if (path === '/busy') return void res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '3' }).end('<!doctype html><p>busy</p>');
+    // A same-host iframe: its document waits for the host's slot that the page's own holds.
+    if (path === '/framed') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>framed</title><iframe src="/inner"></iframe>');
     // No content: the navigation commits no document.
     if (path === '/empty') return void res.writeHead(204).end();
     // A stylesheet and an image from the host itself: subresources are counted, not spaced.

@@ -91,3 +91,17 @@ test.each([
   expect(g).toBeLessThan(1.8 * INTERVAL_MS);
   for (const t of [first, next]) await c.send('Target.closeTarget', { targetId: t.targetId });
 });
+
+// The client has no Network domain on (only Page): Fetch names the page's navigation by an id of
+// its own, and the slot must still end at the page's DOMContentLoaded, not when the frame stops
+// loading (which waits for the iframe, which waits for the slot: the host stalled 60 s).
+test('a page with a same-host iframe: the iframe waits its interval after the page, and the host is not held until the page stops loading', async () => {
+  const { sessionId, targetId } = await page();
+  await visit(sessionId, h.url(h.a, '/framed'));
+  const inner = h.hits(h.a, '/inner');
+  expect(inner).toHaveLength(1);
+  const g = gap(h.hits(h.a, '/framed')[0], inner[0]);
+  expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+  expect(g).toBeLessThan(10 * INTERVAL_MS);
+  await c.send('Target.closeTarget', { targetId });
+});
