@@ -144,13 +144,15 @@ describe.each(limiters)('%s', (_name, make) => {
       await page.release(end1);
       const robots = await pacer.take(h, { ms: 50, reason: 'floor' }, undefined, `http://${h}/robots.txt`);
       expect(Date.now()).toBeGreaterThanOrEqual(end1 + 400 - CLOCK_MS);
-      await robots.release(Date.now(), Date.now() + 300);
-      // A back-off (300 ms) over the remembered 50: the event says backoff, nothing remembered.
+      const end2 = Date.now();
+      await robots.release(end2, end2 + 300);
+      // A back-off (300 ms) over the remembered 50: the event says backoff and its length,
+      // nothing remembered.
       const after = await pacer.take(h, { ms: 20, reason: 'floor' }, undefined, `http://${h}/p`);
       await after.release(Date.now());
       expect(events.map((e) => [e.url, e.intervalMs, e.reason, e.remembered])).toEqual([
         [`http://${h}/robots.txt`, 400, 'floor', true],
-        [`http://${h}/p`, 20, 'backoff', undefined],
+        [`http://${h}/p`, 300, 'backoff', undefined],
       ]);
     } finally {
       diagnostics_channel.unsubscribe('robots-gate:wait', listen);
