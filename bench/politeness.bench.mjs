@@ -8,7 +8,10 @@
 //    measured at the server (request start minus the previous response's end, per host) must be
 //    at least the bound and within 2 % of it. Peer: hand-written per-host loops (fetch, sleep the
 //    interval), measured the same way; it keeps no robots.txt and no single clock.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { fetch as undiciFetch } from 'undici';
@@ -114,6 +117,35 @@ function gapStats(log, hosts, bound, skipRobots) {
   };
 }
 
+/**
+ * Instructions a warm request costs each door, counted by callgrind in the client process (user
+ * space; the site runs in its own, untraced): unlike CPU time, the count does not move with what
+ * else the machine is doing. Null without valgrind.
+ */
+export async function instructionsPerRequest(n = 600) {
+  if (!fs.existsSync('/usr/bin/valgrind')) return null;
+  const site = await childSite();
+  const client = fileURLToPath(new URL('./politeness-instructions-client.mjs', import.meta.url));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-callgrind-'));
+  const count = (door, k) =>
+    new Promise((resolve, reject) => {
+      const out = path.join(tmp, `${door}.${k}.out`);
+      execFile('/usr/bin/valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, client, door, String(k), String(site.port)], { maxBuffer: 1 << 24 }, (err, _stdout, stderr) => {
+        const m = /Collected : (\d+)/.exec(String(stderr));
+        if (err || !m) return reject(err ?? new Error(`callgrind gave no count: ${String(stderr).slice(-300)}`));
+        resolve(Number(m[1]));
+      });
+    });
+  try {
+    const per = {};
+    for (const door of ['plain', 'gated']) per[door] = ((await count(door, n)) - (await count(door, 0))) / n;
+    return { n, per };
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    await site.close();
+  }
+}
+
 export async function overheadOnly() {
   const site = await childSite();
   try {
@@ -148,6 +180,17 @@ export async function run() {
     console.log(line('gate.fetch (the same + slot take/release)', 'gated'));
     const pct = (r) => `${((r - 1) * 100).toFixed(1)} %`;
     console.log(`\ngate.fetch over plain fetch: ${pct(o.cpu.gated / o.cpu.plain)} CPU (median of round ratios ${pct(o.cpuRatio.gated)}; target under 5 %), ${pct(o.wall.gated / o.wall.plain)} wall; the slot itself: ${((o.cpu.gated - o.cpu.off) / o.cpu.plain * 100).toFixed(1)} % of a plain fetch's CPU`);
+    const ins = await instructionsPerRequest();
+    if (ins === null) console.log('\n(valgrind is not installed: no instruction count; apt-get install valgrind)');
+    else {
+      console.log(`\nThe same doors, instructions a warm request (callgrind, the client's user space; ${ins.n} requests less none, each door in a process of its own): a count the machine's load does not move, where the CPU times above swing by more than the difference; when the collector runs still moves it by a few per cent\n`);
+      console.log('| door | instructions / request | vs plain |');
+      console.log('| --- | ---: | ---: |');
+      for (const [name, k] of [['plain undici fetch, same dispatcher (peer)', 'plain'], ['gate.fetch', 'gated']]) {
+        console.log(`| ${name} | ${Math.round(ins.per[k]).toLocaleString('en-US')} | ${(ins.per[k] / ins.per.plain).toFixed(3)} |`);
+      }
+      console.log(`\ngate.fetch over plain fetch: ${pct(ins.per.gated / ins.per.plain)} instructions (target under 5 %)`);
+    }
 
     const rg = await manyHosts(srv, 'g', async (hosts, resolve, perHost, bound) => {
       const gate = new RobotsGate({ userAgent: UA, resolve, minIntervalMs: bound, jitter: 0, limiter: new MemoryRateLimiter(), maxOrigins: 2_000, timeoutMs: 60_000 });
