@@ -16,8 +16,8 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { fetch as undiciFetch } from 'undici';
 import { RobotsGate, MemoryRateLimiter, createResolvingAgent } from '../dist/index.js';
+import { UA, warmDoors } from './politeness-doors.mjs';
 
-const UA = 'BenchBot/1.0 (+https://bench.example/bot)';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.timeOrigin + performance.now();
 
@@ -43,18 +43,7 @@ async function server() {
 }
 
 async function overhead(port) {
-  // Requests go round 100 hosts: each finds its host's slot open (its interval, 0 here, passed
-  // long ago), as a crawler's next request to a host usually does.
-  const hosts = Array.from({ length: 100 }, (_, i) => `warm${i}.bench.test`);
-  const urls = hosts.map((h) => `http://${h}:${port}/doc`);
-  const dispatcher = createResolvingAgent(hosts.map((h) => `${h}:${port}:127.0.0.1`));
-  const gate = new RobotsGate({ userAgent: UA, dispatcher, minIntervalMs: 0, jitter: 0, limiter: new MemoryRateLimiter() });
-  const unpaced = new RobotsGate({ userAgent: UA, dispatcher, politeness: false });
-  const doors = {
-    plain: (u) => undiciFetch(u, { dispatcher, headers: { 'user-agent': UA } }),
-    gated: (u) => gate.fetch(u),
-    off: (u) => unpaced.fetch(u),
-  };
+  const { urls, doors, close } = warmDoors(port);
   const names = Object.keys(doors);
   let j = 0;
   const batch = async (name, n) => {
@@ -80,9 +69,7 @@ async function overhead(port) {
       cpu[k].push((d.user + d.system) / B);
     }
   }
-  await gate.close();
-  await unpaced.close();
-  await dispatcher.close();
+  await close();
   const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
   const per = (m) => Object.fromEntries(names.map((k) => [k, median(m[k])]));
   const ratio = (m) => Object.fromEntries(names.map((k) => [k, median(m[k].map((v, i) => v / m.plain[i]))]));
