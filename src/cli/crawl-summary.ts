@@ -53,7 +53,8 @@ export function formatSummary(
   const total = sum(o) - invalid;
   const detail = [
     ...(stats.redirectTargets ? [`${total - stats.redirectTargets} from the list, ${count(stats.redirectTargets, 'redirect target')}`] : []),
-    ...(invalid ? [`${count(invalid, 'input line')} skipped as not a URL`] : []),
+    // Not a URL, another scheme, or a user:password part (url-list.ts): each named on stderr.
+    ...(invalid ? [`${count(invalid, 'input line')} skipped as not ${invalid === 1 ? 'an http(s) URL' : 'http(s) URLs'} without credentials`] : []),
   ];
   const aside = detail.length ? ` (${detail.join('; ')})` : '';
   const figures = `${count(stats.attempts + sum(subresources), 'audit row')}, ${count(stats.policyChanges, 'policy change')}`;

@@ -35,7 +35,7 @@ describe('crawl progress and summary', () => {
     }
     // 11 URLs of the list and the redirect target; the two bad lines are no URL of the run.
     expect(lines.at(-1)).toBe('progress: 12/12 done, 0 blocked, 0 not settled (final)');
-    expect(r.stdout).toMatch(/: 12 URLs settled in [\d.]+ s \(11 from the list, 1 redirect target; 2 input lines skipped as not a URL\), /);
+    expect(r.stdout).toMatch(/: 12 URLs settled in [\d.]+ s \(11 from the list, 1 redirect target; 2 input lines skipped as not http\(s\) URLs without credentials\), /);
     // The first failed URLs by name and reason, then how many more.
     expect(r.stdout).toMatch(/^failed \(7\)$/m);
     const named = r.stdout.split('\n').filter((l) => /^ {2}http:\/\/a\.test:\d+\/e\d\s+http-500$/.test(l));
