@@ -20,6 +20,7 @@ import { documentPath, resolveInside } from './document-path.js';
 import { HttpTransport, type FetchingGate } from './http-transport.js';
 import type { CrawlGate, DocumentTransport, Hop, TransportFetchOptions, TransportResult } from './types.js';
 import { decisionStamp } from '../audit/stamp.js';
+import { hostKeyOf } from '../fetcher/url.js';
 
 export interface BrowserTransportOptions {
   /** A RobotsGate: it fetches the document and frames' navigations (through its own `resolve`),
@@ -103,7 +104,7 @@ export class BrowserTransport implements DocumentTransport {
       !last.blocked && last.status !== null && last.status >= 200 && last.status < 300 && !result.truncated && HTML.test(last.headers['content-type'] ?? '');
     if (!renderable || options.signal?.aborted) return result;
     await options.releaseSlot?.(last.endedAt + 1);
-    const host = hostOf(last.url);
+    const host = hostKeyOf(last.url);
     if (options.lease) this.leases.set(host, options.lease);
     let rendered: Awaited<ReturnType<BrowserTransport['render']>>;
     try {
@@ -185,7 +186,7 @@ export class BrowserTransport implements DocumentTransport {
       closed();
       const rows = await Promise.all(pending.map(async (p) => this.row(p.entry, pageUrl, await p.done)));
       for (const row of rows.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) this.o.audit.recordAttempt(row);
-      const host = hostOf(pageUrl);
+      const host = hostKeyOf(pageUrl);
       for (const row of rows) if (row.host === host && row.outcome !== 'blocked') sentToHost(Date.parse(row.endedAt));
     }
   }
@@ -221,7 +222,7 @@ export class BrowserTransport implements DocumentTransport {
     return {
       runId: this.o.runId,
       url: e.url,
-      host: hostOf(e.url),
+      host: hostKeyOf(e.url),
       // A paced navigation (an iframe's) starts when it was let go, after its host's slot wait.
       startedAt: e.sentAt ?? e.at,
       endedAt: new Date(sent ? done.endedAt : Date.parse(e.sentAt ?? e.at)).toISOString(),
@@ -270,12 +271,4 @@ function wireless(headers: Readonly<Record<string, string>>): Record<string, str
     if (k !== 'content-encoding' && k !== 'content-length' && k !== 'transfer-encoding') out[k] = v;
   }
   return out;
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '';
-  }
 }

@@ -17,6 +17,7 @@ import { takeLoop } from './take-loop.js';
 import { TdmRepReader } from './tdmrep-read.js';
 import { HeldSlot } from './held-slot.js';
 import { Redirects } from './redirects.js';
+import { hostKeyOf } from '../fetcher/url.js';
 
 export type { CrawlJobOptions, CrawlResult } from './job-options.js';
 export { FAILED_KEPT, type CrawlStats, type FailedUrl, type HostStats } from './attempt-log.js';
@@ -478,7 +479,7 @@ export class CrawlJob {
     const snapshot = policySnapshot(r);
     if (snapshot) this.o.audit.recordPolicy(snapshot);
     // For the ETA only: a host of the run whose robots.txt was just fetched.
-    const hs = this.log.hostStats.get(hostOfOrigin(r.origin));
+    const hs = this.log.hostStats.get(hostKeyOf(r.origin));
     if (hs && (hs.robotsAt === undefined || r.fetchedAt > hs.robotsAt)) hs.robotsAt = r.fetchedAt;
   }
 
@@ -511,13 +512,4 @@ function definedOnly<T extends object>(o: T): T {
   const out = {} as T;
   for (const k of Object.keys(o) as (keyof T)[]) if (o[k] !== undefined) out[k] = o[k];
   return out;
-}
-
-/** The frontier's host key (URL.host) of an origin the gate reported; '' for none. */
-function hostOfOrigin(origin: string): string {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return '';
-  }
 }

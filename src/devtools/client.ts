@@ -125,7 +125,7 @@ export class Client implements SessionOwner {
     };
     if (m.method === 'Target.createTarget') return void this.createTarget(params, target).then(relay);
     if (m.method === 'Target.closeTarget' && typeof params.targetId === 'string') this.closing(params.targetId);
-     this.upstream.forward({ method: m.method, params, sessionId: target }, relay);
+    this.upstream.forward({ method: m.method, params, sessionId: target }, relay);
   }
 
   private refusal(method: string, params: Record<string, unknown>): string | null {

@@ -54,6 +54,16 @@ export function originOf(input: string | URL): string {
   return parseHttpUrl(input).origin;
 }
 
+/** The host key politeness uses (`URL.host`: the port when not the default) of a URL or origin;
+ *  '' for a string that is no URL. */
+export function hostKeyOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
 /** `<origin>/robots.txt` for an origin in originOf form. */
 export function robotsUrlOf(origin: string): string {
   return `${origin}/robots.txt`;

@@ -121,9 +121,8 @@ export const DEFAULT_LEASE_MS = 120_000;
 export class Pacer {
   readonly #queues = new Map<string, HostQueue>();
   /** Back-offs released here, by host: to say `backoff` when one is what a waiter waits for, and
-   *  how long it was (ms from the response that set it). */
-  readonly #notBefore = new Map<string, number>();
-  readonly #backoffMs = new Map<string, number>();
+   *  how long it was (`ms`, from the response that set it to `until`). */
+  readonly #backoffs = new Map<string, { readonly until: number; readonly ms: number }>();
 
   constructor(
     readonly limiter: RateLimiter,
@@ -261,15 +260,15 @@ export class Pacer {
 
   #publishWait(host: string, interval: Interval, since: number, waitedMs: number, url: string | undefined, heldMs: number): void {
     if (!waitChannel.hasSubscribers) return;
-    const nb = this.#notBefore.get(host);
-    const backoff = nb !== undefined && nb > since;
+    const b = this.#backoffs.get(host);
+    const backoff = b !== undefined && b.until > since;
     const reason: WaitReason = backoff ? 'backoff' : interval.reason;
     // A back-off seen here outranks it: the limiter named the remembered interval only when
     // no back-off set the time, but one released here may have come in since.
     const remembered = !backoff && heldMs > interval.ms;
     const ev: WaitEvent = {
       host,
-      intervalMs: backoff ? (this.#backoffMs.get(host) ?? interval.ms) : remembered ? heldMs : interval.ms,
+      intervalMs: backoff ? b.ms : remembered ? heldMs : interval.ms,
       reason,
       waitedMs,
       ...(remembered ? { remembered: true as const } : {}),
@@ -330,13 +329,8 @@ export class Pacer {
   }
 
   #noteBackoff(host: string, endedAt: number, notBefore: number | undefined): void {
-    if (notBefore !== undefined) {
-      this.#notBefore.set(host, notBefore);
-      this.#backoffMs.set(host, Math.max(0, notBefore - endedAt));
-    } else if (this.#notBefore.size !== 0 && this.#notBefore.has(host) && this.#notBefore.get(host)! <= endedAt) {
-      this.#notBefore.delete(host);
-      this.#backoffMs.delete(host);
-    }
+    if (notBefore !== undefined) this.#backoffs.set(host, { until: notBefore, ms: Math.max(0, notBefore - endedAt) });
+    else if (this.#backoffs.size !== 0 && (this.#backoffs.get(host)?.until ?? Infinity) <= endedAt) this.#backoffs.delete(host);
   }
 
   async #release(lease: Lease, endedAt: number, notBefore?: number): Promise<void> {

@@ -13,6 +13,7 @@ import {
   timeline,
   totals,
   type CrawlRecord,
+  type OutcomeCounts,
   type TimelineEntry,
 } from './crawl-record.js';
 import { esc } from './escape.js';
@@ -105,6 +106,11 @@ summary { cursor: pointer; color: #0b57d0; }
 .diff .ln { display: inline-block; width: 3.5em; color: var(--muted); user-select: none; }
 .empty { color: var(--muted); font-style: italic; }
 `;
+
+/** Requests sent, in the totals and per host alike: a blocked or skipped URL is decided, not sent. */
+function requestsSent(c: OutcomeCounts): number {
+  return c.fetched + c.error + c.overridden;
+}
 
 function card(label: string, value: string | number): string {
   return `<div class="card"><b>${esc(value)}</b><span>${esc(label)}</span></div>`;
@@ -251,12 +257,11 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
   const hostRows = tableHosts
     .map((h) => {
       // Each value stays on one line ("crawl-delay ×3", "2.04 s"); lists break between values.
-      // Requests sent, as the totals count them: a blocked URL is decided, not sent.
       const waits = Object.entries(h.waitReasons).map(([k, v]) => `<span class="nw">${esc(k)} ×${v}</span>`).join(', ') || '–';
       const interval = h.minIntervalMs === h.maxIntervalMs
         ? esc(formatMs(h.minIntervalMs))
         : `<span class="nw">${esc(formatMs(h.minIntervalMs))} –</span> <span class="nw">${esc(formatMs(h.maxIntervalMs))}</span>`;
-      return `<tr><td class="host"><a href="#host-${esc(encodeURIComponent(h.host))}">${wrappableHost(h.host)}</a></td><td class="num">${h.fetched + h.error + h.overridden}</td>` +
+      return `<tr><td class="host"><a href="#host-${esc(encodeURIComponent(h.host))}">${wrappableHost(h.host)}</a></td><td class="num">${requestsSent(h)}</td>` +
         OUTCOMES.map((o) => `<td class="num">${h[o]}</td>`).join('') +
         `<td class="num">${esc(formatBytes(h.bytes))}</td><td class="num interval">${interval}</td><td>${waits}</td>` +
         `<td class="num ${h.intervalBreaches ? 'warn' : 'ok'}">${h.intervalBreaches}</td><td class="num">${h.policyVersions}</td></tr>`;
@@ -314,7 +319,7 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
 <h1>Crawl report</h1>
 <p class="sub">${esc(title)} · ${esc(formatTime(t.startMs))} to ${esc(formatTime(t.endMs))} (${esc(formatMs(t.endMs - t.startMs))}) · generated ${esc(generated)} by robots-gate</p>
 <h2>Totals</h2>
-<div class="cards" id="totals">${card('requests sent', t.fetched + t.error + t.overridden)}${card('URLs decided', t.attempts)}${card('fetched', t.fetched)}${card('blocked by robots.txt (not sent)', t.blocked)}${card(t.notUrls ? `skipped (${t.notUrls} of them input lines that are not URLs)` : 'skipped', t.skipped + t.notUrls)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}${t.notUrls ? card('lines that were not URLs', t.notUrls) : ''}</div>
+<div class="cards" id="totals">${card('requests sent', requestsSent(t))}${card('URLs decided', t.attempts)}${card('fetched', t.fetched)}${card('blocked by robots.txt (not sent)', t.blocked)}${card(t.notUrls ? `skipped (${t.notUrls} of them input lines that are not URLs)` : 'skipped', t.skipped + t.notUrls)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}${t.notUrls ? card('lines that were not URLs', t.notUrls) : ''}</div>
 <h2>Hosts</h2>
 <div class="scroll"><table id="hosts"><thead><tr><th>host</th><th class="num">requests</th>${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}<th class="num">saved</th><th class="num">interval</th><th>waits from</th><th class="num">sent before interval</th><th class="num">robots.txt versions</th></tr></thead><tbody>${hostRows || '<tr><td colspan="13" class="empty">No requests.</td></tr>'}</tbody></table></div>
 ${hosts.length > tableHosts.length ? `<p class="empty">The ${tableHosts.length} hosts with the most requests are listed; ${hosts.length - tableHosts.length} more are not.</p>` : ''}
