@@ -12,9 +12,13 @@
 // - its response-stage pause with a network error or a status without a body (204, 205, 304);
 // - `Page.lifecycleEvent` DOMContentLoaded of its loader (the parser has read the whole body;
 //   a navigation's Network requestId, which Fetch calls networkId, is its loaderId);
-// - `Page.frameStoppedLoading` of its frame (a download, a cancelled or failed navigation);
+// - `Page.frameStoppedLoading` of its frame (a cancelled or failed navigation);
 // - a new navigation of the same frame (the old one is given up);
 // - the target gone (its page closed, the gate disposed), or HOLD_MS without any of these.
+// A navigation that becomes a download goes on in the browser after its frame stopped loading:
+// `Page.downloadWillBegin` (Chromium sends it just after the frame's stop) takes the host's slot
+// back for the download, and `Page.downloadProgress` completed or canceled ends it (both are sent
+// to any session with Page enabled, whatever download behaviour the driver set).
 import { backoffUntil } from '../gate/pace.js';
 import type { Interval } from '../politeness/interval.js';
 import { pacerFor, waitChannel, type Pacer, type Slot, type WaitEvent } from '../politeness/pacer.js';
@@ -43,7 +47,7 @@ interface Held {
   readonly url: string;
   readonly frameId: string;
   readonly slot: Pick<Slot, 'release'>;
-  readonly timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout;
   /** Stops listening to the target's end. */
   readonly unlisten: () => void;
   /** No request to the host before this (ms since epoch): a 429/503 back-off. */
@@ -59,6 +63,8 @@ export class NavigationSlots {
   readonly #pacer: Pacer;
   readonly #held = new Map<string, Held>();
   readonly #byFrame = new Map<string, string>();
+  /** Downloads that ended while their host's slot was being claimed back for them. */
+  readonly #ended = new Set<string>();
 
   constructor(limiter: RateLimiter) {
     this.#pacer = pacerFor(limiter);
@@ -169,10 +175,78 @@ export class NavigationSlots {
     h.slot.release(endedAt, notBefore).catch(() => {});
   }
 
+  /**
+   * Frame `frameId`'s navigation to `url` became download `guid` (Page.downloadWillBegin): the host
+   * is held until the download ends (downloadEnded), HOLD_MS at most, or `signal` (the target's
+   * lifetime) aborts. The navigation's own slot when it is still held; else, its end counted
+   * already (the frame stopped loading first), the host's slot is claimed back at once, unless
+   * another request holds it by now.
+   */
+  async downloadBegan(frameId: string, guid: string, url: string, signal: AbortSignal): Promise<void> {
+    const key = downloadKey(guid);
+    if (this.#held.has(key)) return;
+    let host: string;
+    try {
+      host = new URL(url).host;
+    } catch {
+      return;
+    }
+    const navigation = this.#byFrame.get(frameId);
+    const h = navigation === undefined ? undefined : this.#held.get(navigation);
+    if (h !== undefined && navigation !== undefined && hostOf(h.url) === host) {
+      // The frame goes on without it: a new navigation of the frame does not end the download.
+      this.#held.delete(navigation);
+      this.#byFrame.delete(frameId);
+      h.key = key;
+      this.#held.set(key, h);
+      clearTimeout(h.timer);
+      h.timer = setTimeout(() => this.end(h.key), HOLD_MS);
+      h.timer.unref();
+      return;
+    }
+    if (signal.aborted) return;
+    this.#ended.delete(key);
+    let slot: Slot | undefined;
+    try {
+      slot = await this.#pacer.claimSent(host);
+    } catch {
+      return; // the limiter gone (Redis): nothing to hold
+    }
+    if (slot === undefined) return;
+    // Ended, or the target gone, while the claim was asked.
+    if (this.#ended.delete(key) || signal.aborted) {
+      slot.release(Date.now() + 1).catch(() => {});
+      return;
+    }
+    const d: Held = { key, url, frameId: '', slot, timer: setTimeout(() => this.end(d.key), HOLD_MS), unlisten: () => signal.removeEventListener('abort', onGone) };
+    d.timer.unref();
+    const onGone = () => this.end(d.key);
+    signal.addEventListener('abort', onGone, { once: true });
+    this.#held.set(key, d);
+  }
+
+  /** Download `guid` completed or was cancelled (Page.downloadProgress): its host's interval runs
+   *  from now. */
+  downloadEnded(guid: string): void {
+    const key = downloadKey(guid);
+    if (this.#held.has(key)) this.end(key);
+    else this.#ended.add(key);
+  }
+
   /** Frame `frameId` stopped loading: whatever navigation it held has ended. */
   endFrame(frameId: string): void {
     const key = this.#byFrame.get(frameId);
     if (key !== undefined) this.end(key);
+  }
+}
+
+const downloadKey = (guid: string): string => `download:${guid}`;
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
   }
 }
 

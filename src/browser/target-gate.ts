@@ -230,6 +230,10 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     if (e.name === 'DOMContentLoaded') pace!.slots.end(e.loaderId);
   };
   const onStoppedLoading = (e: { frameId: string }): void => pace!.slots.endFrame(e.frameId);
+  const onDownloadBegin = (e: { frameId: string; guid: string; url: string }): void => void pace!.slots.downloadBegan(e.frameId, e.guid, e.url, closed);
+  const onDownloadProgress = (e: { guid: string; state: string }): void => {
+    if (e.state !== 'inProgress') pace!.slots.downloadEnded(e.guid);
+  };
 
   const onFrameNavigated = (e: { frame: { id: string; loaderId?: string; url: string; urlFragment?: string } }): void => {
     frames.set(e.frame.id, e.frame.url + (e.frame.urlFragment ?? ''));
@@ -259,6 +263,8 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
   if (pace) {
     channel.on('Page.lifecycleEvent', onLifecycle);
     channel.on('Page.frameStoppedLoading', onStoppedLoading);
+    channel.on('Page.downloadWillBegin', onDownloadBegin);
+    channel.on('Page.downloadProgress', onDownloadProgress);
   }
   // Sent together, handled in order: the target's requests pause from the first command on, and
   // its children are attached before any of them can run (each waits for the debugger).
@@ -291,6 +297,8 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     if (pace) {
       channel.off('Page.lifecycleEvent', onLifecycle);
       channel.off('Page.frameStoppedLoading', onStoppedLoading);
+      channel.off('Page.downloadWillBegin', onDownloadBegin);
+      channel.off('Page.downloadProgress', onDownloadProgress);
     }
     onGone();
     await Promise.all(children.map((stop) => stop()));

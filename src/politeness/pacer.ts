@@ -236,6 +236,19 @@ export class Pacer {
     if (r.ok) await this.limiter.release(r.lease, endedAt, notBefore);
   }
 
+  /**
+   * The slot of a request already under way that no take() let go: a download Chromium carries on
+   * from a navigation whose own end has been counted. Outside the FIFO and without waiting, for
+   * the request is not asking leave; held only when nothing else holds the host (then undefined:
+   * the holder's end counts, the overlap has happened). endOnly: it replaces no interval.
+   */
+  async claimSent(host: string): Promise<Slot | undefined> {
+    const r = await this.limiter.tryAcquire(host, 0, this.leaseMs, undefined, ENDS_ONLY);
+    if (!r.ok) return undefined;
+    const lease = r.lease;
+    return { lease, waitedMs: 0, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
+  }
+
   async #takeWithin(host: string, interval: Interval, signal: Cancellation | undefined, url: string | undefined, within: Lease, options: AcquireOptions | undefined): Promise<Slot> {
     const since = Date.now();
     let waited = false;

@@ -9,7 +9,7 @@ import { RobotsGate } from '../../src/gate/index.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
 import { launchChromium, newGatedContext, whenGuarded, type GatedRequest, type GateHandle } from '../../src/browser/index.js';
 import { connectChromium } from './fixtures.js';
-import { gap, INTERVAL_MS, RETRY_AFTER_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
+import { downloaded, gap, INTERVAL_MS, RETRY_AFTER_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
 
 const UA = 'PaceTestBot/1.0 (+https://example.test/bot)';
 
@@ -113,6 +113,25 @@ describe.each(modes)('%s', (_mode, open) => {
       const g = gap(h.hits(h.a, '/empty')[0], h.hits(h.a, '/two')[0]);
       expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
       // Not held until the 60 s backstop, nor until a later event.
+      expect(g).toBeLessThan(1.8 * INTERVAL_MS);
+    } finally {
+      await context.close();
+      await gate.close();
+    }
+  });
+
+  test('a navigation that becomes a download holds its host until the download has ended, not until it began', async () => {
+    const gate = paceGate();
+    const { context } = await newGatedContext(browser, gate);
+    try {
+      const page = await context.newPage();
+      await whenGuarded(page);
+      // Playwright answers "Download is starting"; the attachment goes on for DOWNLOAD_MS.
+      await page.goto(h.url(h.a, '/download')).catch(() => null);
+      await page.goto(h.url(h.a, '/two'));
+      const download = await downloaded(h);
+      const g = gap(download, h.hits(h.a, '/two')[0]);
+      expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
       expect(g).toBeLessThan(1.8 * INTERVAL_MS);
     } finally {
       await context.close();

@@ -8,6 +8,8 @@ const H = '127.0.0.1';
 export const INTERVAL_MS = 1_000;
 /** The `Retry-After` of /busy (ms). */
 export const RETRY_AFTER_MS = 3_000;
+/** How long (ms) /download takes to send its attachment: longer than the interval. */
+export const DOWNLOAD_MS = 1_800;
 /** Clock slack between the server's stamps and the limiter's (both this process's, rounded). */
 export const SLACK_MS = 5;
 
@@ -29,6 +31,20 @@ function host(redirectTo?: () => string) {
     if (path === '/busy') return void res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '3' }).end('<!doctype html><p>busy</p>');
     // A same-host iframe: its document waits for the host's slot that the page's own holds.
     if (path === '/framed') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>framed</title><iframe src="/inner"></iframe>');
+    // An attachment sent slowly: the navigation becomes a download that outlasts the interval.
+    if (path === '/download') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="d.bin"', 'content-length': String(3 * 1024) });
+      let sent = 0;
+      const timer = setInterval(() => {
+        res.write(Buffer.alloc(1024));
+        if (++sent === 3) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, DOWNLOAD_MS / 3);
+      res.once('close', () => clearInterval(timer));
+      return;
+    }
     // No content: the navigation commits no document.
     if (path === '/empty') return void res.writeHead(204).end();
     // A stylesheet and an image from the host itself: subresources are counted, not spaced.
@@ -54,4 +70,19 @@ export async function startPacedHosts(): Promise<PacedHosts> {
 export function gap(before: LoggedRequest | undefined, after: LoggedRequest | undefined): number {
   if (!before?.endedAt || !after) throw new Error(`missing request: ${JSON.stringify({ before, after })}`);
   return after.startedAt - before.endedAt;
+}
+
+/** /download's request at a's server, once its response has ended there; throws when it has not
+ *  ended by twice its length, or was cut short. */
+export async function downloaded(h: PacedHosts): Promise<LoggedRequest> {
+  const until = Date.now() + 2 * DOWNLOAD_MS;
+  for (;;) {
+    const d = h.hits(h.a, '/download')[0];
+    if (d?.endedAt !== undefined) {
+      if (d.endedAt - d.startedAt < DOWNLOAD_MS - 100) throw new Error(`/download ended early: ${JSON.stringify(d)}`);
+      return d;
+    }
+    if (Date.now() > until) throw new Error(`/download did not end: ${JSON.stringify(d)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

@@ -1,12 +1,15 @@
 // Navigations through robots-gate/puppeteer keep each host's interval, measured at the servers
 // (see test/browser/navigation-pace.test.ts for the Playwright door).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../../src/browser/index.js';
 import { RobotsGate } from '../../src/gate/index.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
 import { gateBrowser } from '../../src/puppeteer/index.js';
-import { gap, INTERVAL_MS, SLACK_MS, startPacedHosts, type PacedHosts } from '../browser/pace-fixture.js';
+import { downloaded, gap, INTERVAL_MS, SLACK_MS, startPacedHosts, type PacedHosts } from '../browser/pace-fixture.js';
 
 const UA = 'PaceTestBot/1.0 (+https://example.test/bot)';
 const paceGate = () => new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0, limiter: new MemoryRateLimiter() });
@@ -73,5 +76,27 @@ test('a page closed while its navigation waits for the host\'s slot: nothing is 
     await handle.dispose();
     await context.close();
     await gate.close();
+  }
+});
+
+test('a navigation that becomes a download holds its host until the download has ended', async () => {
+  const gate = paceGate();
+  // A new context refuses downloads unless told otherwise (the attachment is then cut off at once).
+  const saveTo = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-download-'));
+  const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'allow', downloadPath: saveTo } });
+  const handle = await gateBrowser(browser, gate);
+  try {
+    const page = await context.newPage();
+    // Puppeteer answers net::ERR_ABORTED; the attachment goes on for DOWNLOAD_MS.
+    await page.goto(h.url(h.a, '/download')).catch(() => null);
+    await page.goto(h.url(h.a, '/two'));
+    const g = gap(await downloaded(h), h.hits(h.a, '/two')[0]);
+    expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+    expect(g).toBeLessThan(1.8 * INTERVAL_MS);
+  } finally {
+    await handle.dispose();
+    await context.close();
+    await gate.close();
+    fs.rmSync(saveTo, { recursive: true, force: true });
   }
 });
