@@ -163,6 +163,13 @@ export class AttemptLog {
     // Cut at --max-page-bytes: a body cut short by a failure (a stall, a reset) says truncated
     // too, but that row is an error, counted as one.
     if (p.truncated && !p.error) this.truncated++;
+    // Every request sent is part of its host's span, a retried 503 included: the host's time and
+    // the back-off that held its retry are the summary's "slowest hosts".
+    if (p.status != null && p.host !== '') {
+      const hs = this.host(p.host);
+      if (hs.firstAt === undefined || p.startMs < hs.firstAt) hs.firstAt = p.startMs;
+      if (hs.lastAt === undefined || p.endMs > hs.lastAt) hs.lastAt = p.endMs;
+    }
     if (!p.final || p.settles === false) {
       this.noteInterval(p);
       return;
@@ -175,10 +182,6 @@ export class AttemptLog {
     hs.outcomes[p.outcome] = (hs.outcomes[p.outcome] ?? 0) + 1;
     // Never below 0: a host skipped on its first visit settles its queue before it is counted.
     if (hs.remaining > 0) hs.remaining--;
-    if (p.status != null) {
-      if (hs.firstAt === undefined || p.startMs < hs.firstAt) hs.firstAt = p.startMs;
-      if (hs.lastAt === undefined || p.endMs > hs.lastAt) hs.lastAt = p.endMs;
-    }
     this.noteInterval(p);
   }
 

@@ -26,10 +26,17 @@ export interface RunSummary {
 export type OutcomeCounts = Record<AttemptOutcome, number>;
 
 /** Requests and their outcome counts leave out input lines that were not URLs (`notUrls`). */
+/** A crawl's totals. The outcome counts are the URLs', each by its final row (what it settled
+ *  as: a 503 retried and then fetched counts as fetched); `attempts` and `sent` count rows. */
 export interface Totals extends OutcomeCounts {
   readonly runs: number;
   readonly hosts: number;
+  /** Rows, every attempt and redirect hop (not the lines that were not URLs). */
   readonly attempts: number;
+  /** Requests sent: rows fetched, in error or overridden (a blocked or skipped URL sent nothing). */
+  readonly sent: number;
+  /** URLs settled: rows final for their URL. */
+  readonly urls: number;
   /** Lines of the URL list that were not usable URLs (see {@link notUrlLines}). */
   readonly notUrls: number;
   /** Bytes of saved content. */
@@ -161,13 +168,19 @@ export function totals(record: CrawlRecord): Totals {
   const hosts = new Set<string>();
   const runIds = new Set<string>();
   let notUrls = 0;
+  let sent = 0;
+  let urls = 0;
   for (const a of record.attempts) {
     runIds.add(a.runId);
     if (isNotUrl(a)) {
       notUrls++;
       continue;
     }
-    counts[a.outcome] = (counts[a.outcome] ?? 0) + 1;
+    if (a.outcome === 'fetched' || a.outcome === 'error' || a.outcome === 'overridden') sent++;
+    if (a.final) {
+      urls++;
+      counts[a.outcome] = (counts[a.outcome] ?? 0) + 1;
+    }
     bytes += a.bytes ?? 0;
     startMs = Math.min(startMs, ms(a.startedAt));
     endMs = Math.max(endMs, ms(a.endedAt));
@@ -179,6 +192,8 @@ export function totals(record: CrawlRecord): Totals {
     runs: runIds.size,
     hosts: hosts.size,
     attempts: requests,
+    sent,
+    urls,
     notUrls,
     bytes,
     startMs: requests ? startMs : NaN,

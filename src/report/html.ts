@@ -107,7 +107,7 @@ summary { cursor: pointer; color: #0b57d0; }
 .empty { color: var(--muted); font-style: italic; }
 `;
 
-/** Requests sent, in the totals and per host alike: a blocked or skipped URL is decided, not sent. */
+/** Requests sent to a host: a blocked or skipped URL is decided, not sent (the totals' `sent`). */
 function requestsSent(c: OutcomeCounts): number {
   return c.fetched + c.error + c.overridden;
 }
@@ -319,7 +319,7 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
 <h1>Crawl report</h1>
 <p class="sub">${esc(title)} · ${esc(formatTime(t.startMs))} to ${esc(formatTime(t.endMs))} (${esc(formatMs(t.endMs - t.startMs))}) · generated ${esc(generated)} by robots-gate</p>
 <h2>Totals</h2>
-<div class="cards" id="totals">${card('requests sent', requestsSent(t))}${card('URLs decided', t.attempts)}${card('fetched', t.fetched)}${card('blocked by robots.txt (not sent)', t.blocked)}${card(t.notUrls ? `skipped (${t.notUrls} of them input lines that are not URLs)` : 'skipped', t.skipped + t.notUrls)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}${t.notUrls ? card('lines that were not URLs', t.notUrls) : ''}</div>
+<div class="cards" id="totals">${card('requests sent', t.sent)}${card('URLs decided', t.urls)}${card('fetched', t.fetched)}${card('blocked by robots.txt (not sent)', t.blocked)}${card(t.notUrls ? `skipped (${t.notUrls} of them input lines that are not URLs)` : 'skipped', t.skipped + t.notUrls)}${card('errors', t.error)}${card('overridden', t.overridden)}${card('hosts', t.hosts)}${card('runs', t.runs)}${card('saved', formatBytes(t.bytes))}${card('robots.txt versions', t.policies)}${card('robots.txt changes', t.policyChanges)}${t.notUrls ? card('lines that were not URLs', t.notUrls) : ''}</div>
 <h2>Hosts</h2>
 <div class="scroll"><table id="hosts"><thead><tr><th>host</th><th class="num">requests</th>${OUTCOMES.map((o) => `<th class="num">${o}</th>`).join('')}<th class="num">saved</th><th class="num">interval</th><th>waits from</th><th class="num">sent before interval</th><th class="num">robots.txt versions</th></tr></thead><tbody>${hostRows || '<tr><td colspan="13" class="empty">No requests.</td></tr>'}</tbody></table></div>
 ${hosts.length > tableHosts.length ? `<p class="empty">The ${tableHosts.length} hosts with the most requests are listed; ${hosts.length - tableHosts.length} more are not.</p>` : ''}

@@ -50,4 +50,28 @@ describe('crawl summary, slowest hosts', () => {
     expect(rows.get('two.test')![0]).toBe('2');
     expect(rows.get('two.test')![3]).toBe('the --min-interval floor');
   });
+
+  it('counts a host\'s retried 503s in its time, and names the back-off that held it', async () => {
+    const dir = tmp();
+    const rules = site('User-agent: *\nAllow: /\n');
+    let busy = 0;
+    const v = await hosts({
+      // The first request to /p1 is answered 503 with Retry-After: 1 (s); the retry is fetched.
+      'busy.test': (req, res) => {
+        if (req.url === '/p1' && busy++ === 0) return void res.writeHead(503, { 'retry-after': '1', 'content-type': 'text/plain' }).end('busy');
+        rules(req, res);
+      },
+    });
+    const list = path.join(dir, 'urls.txt');
+    fs.writeFileSync(list, [`${v.origin('busy.test')}/p1`, `${v.origin('busy.test')}/p2`].join('\n') + '\n');
+    const r = await runCli(['crawl', list, '--user-agent', 'SumBot/1.0', '--out', path.join(dir, 'out'), '--min-interval', '100', ...resolveArgs(v)]);
+    expect(r.code, r.stderr).toBe(0);
+    const [urls, time, interval, why] = slowestRows(r.stdout).get('busy.test')!;
+    expect(urls).toBe('2');
+    // 503, a second's back-off, the retry, 100 ms, /p2: over a second, from the 503's start.
+    expect(time).toMatch(/^\d+\.\d s$/);
+    expect(parseFloat(time!)).toBeGreaterThanOrEqual(1);
+    expect(Number(interval!.replace(/ ms$/, ''))).toBeGreaterThanOrEqual(1000);
+    expect(why).toBe('backed off (429/503, Retry-After)');
+  });
 });

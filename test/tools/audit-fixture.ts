@@ -47,8 +47,9 @@ export function writeAuditFixture(): string {
   const news = (o: number, p: string, over: Partial<AttemptRow>) =>
     sink.recordAttempt(attempt('news.example', SHA.news, o, p, { waitReason: 'floor', intervalMs: 100, ...over }));
   news(20, '/', { waitReason: null, intervalMs: null });
-  news(165, '/world', { outcome: 'error', status: 503, bytes: null, reason: 'http-error', error: 'HTTP 503' });
-  news(510, '/world', { waitReason: 'backoff', intervalMs: 300 });
+  // Retried after its back-off, as the crawl records it: the 503 row is not the URL's final one.
+  news(165, '/world', { outcome: 'error', status: 503, bytes: null, reason: 'http-error', error: 'HTTP 503', final: false });
+  news(510, '/world', { waitReason: 'backoff', intervalMs: 300, attempt: 2 });
   news(560, '/drafts/x', { outcome: 'blocked', status: null, bytes: null, reason: 'disallowed-by-rule', ruleLine: 2, rulePattern: '/drafts/', endedAt: iso(560) });
   // Lines of the URL list that were not URLs, as the crawl records them: skipped, with no host.
   const notUrl = (o: number, text: string, reason: string, error: string) =>

@@ -24,9 +24,10 @@ describe('report', () => {
     const totals = html.slice(html.indexOf('id="totals"'), html.indexOf('<h2>Hosts'));
     // Requests sent leave out blocked URLs, for which nothing was sent.
     expect(totals).toContain('<b>7</b><span>requests sent</span>');
-    expect(totals).toContain('<b>10</b><span>URLs decided</span>');
+    // Each URL once, by what it settled as: news.example/world's 503 was retried and fetched.
+    expect(totals).toContain('<b>9</b><span>URLs decided</span>');
     expect(totals).toContain('<b>3</b><span>blocked by robots.txt (not sent)</span>');
-    expect(totals).toContain('<b>1</b><span>errors</span>');
+    expect(totals).toContain('<b>0</b><span>errors</span>');
     expect(totals).toContain('<b>1</b><span>robots.txt changes</span>');
     // Per-host rows: shop.example had 6 URLs decided: 4 requests sent, 2 blocked (the column counts
     // requests as the totals do, not URLs); two robots.txt versions.
