@@ -51,6 +51,8 @@ export interface SitemapPhaseResult {
   readonly stats: DiscoveryStats[];
   /** Some sitemap failed, was blocked or was cut at a limit. */
   readonly problems: boolean;
+  /** Audit rows written for sitemaps (kind `sitemap`), beside the URLs' own. */
+  readonly rows: number;
 }
 
 /**
@@ -120,9 +122,11 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
   timer.unref();
   // A sitemap's row is committed as it is written: discovery sends the host's next request
   // without a flush of its own, and the crash promise holds for these rows too.
+  let rows = 0;
   const sitemapAudit: AuditSink = {
     recordAttempt: (row) => {
       o.audit.recordAttempt(row);
+      rows++;
       o.audit.flush?.();
     },
     recordPolicy: (row) => o.audit.recordPolicy(row),
@@ -208,7 +212,7 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
     `sitemaps: ${plural(settled.read, 'sitemap')} read, ${settled.failed} failed, ${settled.blocked} blocked; ` +
       `${plural(urls.length, 'URL')} found on ${plural(new Set(urls.map((u) => u.host)).size, 'host')}${afterBackoff}`,
   );
-  return { urls, lastSent, stats, problems };
+  return { urls, lastSent, stats, problems, rows };
 }
 
 /** Held hosts named at most in the phase's first line. */

@@ -46,6 +46,7 @@ export function formatSummary(
   invalid: number,
   status = 'completed',
   subresources: SubresourceCounts = {},
+  sitemapRows = 0,
 ): string {
   const out: string[] = [];
   const o = stats.outcomes;
@@ -57,7 +58,7 @@ export function formatSummary(
     ...(invalid ? [`${count(invalid, 'input line')} skipped as not ${invalid === 1 ? 'an http(s) URL' : 'http(s) URLs'} without credentials`] : []),
   ];
   const aside = detail.length ? ` (${detail.join('; ')})` : '';
-  const figures = `${count(stats.attempts + sum(subresources), 'audit row')}, ${count(stats.policyChanges, 'policy change')}`;
+  const figures = `${count(stats.attempts + sum(subresources) + sitemapRows, 'audit row')}, ${count(stats.policyChanges, 'policy change')}`;
   if (status === 'interrupted') {
     const left = unsettled(stats);
     out.push(
@@ -146,6 +147,7 @@ export function summaryObject(
   invalid: number,
   status: string,
   subresources: SubresourceCounts = {},
+  sitemapRows = 0,
 ): object {
   return {
     type: 'summary',
@@ -154,7 +156,7 @@ export function summaryObject(
     elapsedMs,
     unsettled: unsettled(stats),
     outcomes: stats.outcomes,
-    attempts: stats.attempts + sum(subresources),
+    attempts: stats.attempts + sum(subresources) + sitemapRows,
     subresources,
     invalidLines: invalid,
     redirectTargets: stats.redirectTargets,

@@ -230,6 +230,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   let dispatcher: Dispatcher | undefined;
   let transport: DocumentTransport | undefined;
   let sitemapProblems = false;
+  let sitemapRows = 0;
   try {
     const frontierOptions: FrontierOptions = { minIntervalMs, concurrency, overrideIntervalMs };
     if (opts.redis) {
@@ -390,6 +391,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       // off); the earlier run's hold seeded above stays (seedHost keeps the later one).
       for (const [host, last] of phase.lastSent) frontier.seedHost?.(host, last.endedAt, last.intervalMs);
       sitemapProblems = phase.problems;
+      sitemapRows = phase.rows;
       listed = phase.urls;
     }
     const todo = listed.filter((u) => !done.has(u.url));
@@ -434,8 +436,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const elapsed = Date.now() - started;
     // JSON: the freshness line comes before the summary, which stays the last line.
     if (opts.sitemaps && opts.json) writeStdout(freshnessOutput(outDir, runId, true));
-    if (opts.json) writeStdout(JSON.stringify(summaryObject(stats, runId, elapsed, list.invalid.length, status, subresources)) + '\n');
-    else writeStdout(formatSummary(stats, runId, elapsed, list.invalid.length, status, subresources));
+    if (opts.json) writeStdout(JSON.stringify(summaryObject(stats, runId, elapsed, list.invalid.length, status, subresources, sitemapRows)) + '\n');
+    else writeStdout(formatSummary(stats, runId, elapsed, list.invalid.length, status, subresources, sitemapRows));
     if (opts.sitemaps && !opts.json) writeStdout(freshnessOutput(outDir, runId, false));
     if (failure !== undefined) {
       say((failure as Error).message ?? String(failure));

@@ -79,6 +79,8 @@ describe('robots-gate crawl --sitemaps', () => {
     audit.close();
     const sitemapRows = rows.filter((x) => x.kind === 'sitemap');
     expect(sitemapRows.map((x) => x.url).sort()).toEqual([`${a}/index.xml`, `${a}/s1.xml`, `${a}/s2.xml`, `${b}/list.txt`].sort());
+    // The summary counts every row the audit holds, the sitemaps' included.
+    expect(r.stdout).toContain(`${rows.length} audit rows`);
     for (const s of sitemapRows) expect(s).toMatchObject({ outcome: 'fetched', final: true, robotsUrl: expect.stringMatching(/\/robots\.txt$/) });
     const p1 = rows.find((x) => x.url === `${a}/p/1`)!;
     expect(p1).toMatchObject({ kind: 'page', outcome: 'fetched', status: 200 });
