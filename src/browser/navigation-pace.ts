@@ -18,7 +18,8 @@
 // A navigation that becomes a download goes on in the browser after its frame stopped loading:
 // `Page.downloadWillBegin` (Chromium sends it just after the frame's stop) takes the host's slot
 // back for the download, and `Page.downloadProgress` completed or canceled ends it (both are sent
-// to any session with Page enabled, whatever download behaviour the driver set).
+// to any session with Page enabled, whatever download behaviour the driver set), or HOLD_MS: the
+// page's end does not, for the browser carries the download on without it.
 import { backoffUntil } from '../gate/pace.js';
 import type { Interval } from '../politeness/interval.js';
 import { pacerFor, waitChannel, type Pacer, type Slot, type WaitEvent } from '../politeness/pacer.js';
@@ -47,7 +48,7 @@ interface Held {
   readonly url: string;
   readonly frameId: string;
   readonly slot: Pick<Slot, 'release'>;
-  timer: NodeJS.Timeout;
+  readonly timer: NodeJS.Timeout;
   /** Stops listening to the target's end. */
   readonly unlisten: () => void;
   /** No request to the host before this (ms since epoch): a 429/503 back-off. */
@@ -177,12 +178,14 @@ export class NavigationSlots {
 
   /**
    * Frame `frameId`'s navigation to `url` became download `guid` (Page.downloadWillBegin): the host
-   * is held until the download ends (downloadEnded), HOLD_MS at most, or `signal` (the target's
-   * lifetime) aborts. The navigation's own slot when it is still held; else, its end counted
-   * already (the frame stopped loading first), the host's slot is claimed back at once, unless
-   * another request holds it by now.
+   * is held until the download ends (downloadEnded) or HOLD_MS. Not until its page closes:
+   * Chromium carries a download on after its tab is gone, and no event of the page's then says
+   * when it ends, so a page closed mid-download leaves the host held until HOLD_MS. The
+   * navigation's own slot when it is still held; else, its end counted already (the frame
+   * stopped loading first), the host's slot is claimed back at once, unless another request holds
+   * it by now.
    */
-  async downloadBegan(frameId: string, guid: string, url: string, signal: AbortSignal): Promise<void> {
+  async downloadBegan(frameId: string, guid: string, url: string): Promise<void> {
     const key = downloadKey(guid);
     if (this.#held.has(key)) return;
     let host: string;
@@ -194,17 +197,17 @@ export class NavigationSlots {
     const navigation = this.#byFrame.get(frameId);
     const h = navigation === undefined ? undefined : this.#held.get(navigation);
     if (h !== undefined && navigation !== undefined && hostOf(h.url) === host) {
-      // The frame goes on without it: a new navigation of the frame does not end the download.
+      // The frame goes on without it (a new navigation of the frame does not end the download),
+      // and so does the browser without its page.
       this.#held.delete(navigation);
       this.#byFrame.delete(frameId);
-      h.key = key;
-      this.#held.set(key, h);
+      h.unlisten();
       clearTimeout(h.timer);
-      h.timer = setTimeout(() => this.end(h.key), HOLD_MS);
-      h.timer.unref();
+      const d: Held = { ...h, key, frameId: '', unlisten: noop, timer: setTimeout(() => this.end(d.key), HOLD_MS) };
+      d.timer.unref();
+      this.#held.set(key, d);
       return;
     }
-    if (signal.aborted) return;
     this.#ended.delete(key);
     let slot: Slot | undefined;
     try {
@@ -213,15 +216,13 @@ export class NavigationSlots {
       return; // the limiter gone (Redis): nothing to hold
     }
     if (slot === undefined) return;
-    // Ended, or the target gone, while the claim was asked.
-    if (this.#ended.delete(key) || signal.aborted) {
+    // Ended while the claim was asked.
+    if (this.#ended.delete(key)) {
       slot.release(Date.now() + 1).catch(() => {});
       return;
     }
-    const d: Held = { key, url, frameId: '', slot, timer: setTimeout(() => this.end(d.key), HOLD_MS), unlisten: () => signal.removeEventListener('abort', onGone) };
+    const d: Held = { key, url, frameId: '', slot, timer: setTimeout(() => this.end(d.key), HOLD_MS), unlisten: noop };
     d.timer.unref();
-    const onGone = () => this.end(d.key);
-    signal.addEventListener('abort', onGone, { once: true });
     this.#held.set(key, d);
   }
 
@@ -241,6 +242,7 @@ export class NavigationSlots {
 }
 
 const downloadKey = (guid: string): string => `download:${guid}`;
+const noop = (): void => {};
 
 function hostOf(url: string): string | undefined {
   try {

@@ -230,7 +230,7 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     if (e.name === 'DOMContentLoaded') pace!.slots.end(e.loaderId);
   };
   const onStoppedLoading = (e: { frameId: string }): void => pace!.slots.endFrame(e.frameId);
-  const onDownloadBegin = (e: { frameId: string; guid: string; url: string }): void => void pace!.slots.downloadBegan(e.frameId, e.guid, e.url, closed);
+  const onDownloadBegin = (e: { frameId: string; guid: string; url: string }): void => void pace!.slots.downloadBegan(e.frameId, e.guid, e.url);
   const onDownloadProgress = (e: { guid: string; state: string }): void => {
     if (e.state !== 'inProgress') pace!.slots.downloadEnded(e.guid);
   };

@@ -115,6 +115,9 @@ export function releasing(p: Promise<void>): void {
   if (p !== RELEASED) p.catch(() => {});
 }
 const ENDS_ONLY: AcquireOptions = { endOnly: true };
+/** claimSent() waits out an end stamped this far ahead (ms), this many times at most. */
+const CLAIM_WAIT_MS = 5;
+const CLAIM_TRIES = 3;
 /** A lease never released (its holder hung or died) stops counting after this (ms). */
 export const DEFAULT_LEASE_MS = 120_000;
 
@@ -238,15 +241,22 @@ export class Pacer {
 
   /**
    * The slot of a request already under way that no take() let go: a download Chromium carries on
-   * from a navigation whose own end has been counted. Outside the FIFO and without waiting, for
-   * the request is not asking leave; held only when nothing else holds the host (then undefined:
-   * the holder's end counts, the overlap has happened). endOnly: it replaces no interval.
+   * from a navigation whose own end has been counted. Outside the FIFO, for the request is not
+   * asking leave; held only when nothing else holds the host (then undefined: the holder's end
+   * counts, the overlap has happened). endOnly: it replaces no interval. The last end is stamped
+   * a millisecond late (Date.now() rounds down), which a claim just after it waits out.
    */
   async claimSent(host: string): Promise<Slot | undefined> {
-    const r = await this.limiter.tryAcquire(host, 0, this.leaseMs, undefined, ENDS_ONLY);
-    if (!r.ok) return undefined;
-    const lease = r.lease;
-    return { lease, waitedMs: 0, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
+    for (let tries = 0; ; tries++) {
+      const r = await this.limiter.tryAcquire(host, 0, this.leaseMs, undefined, ENDS_ONLY);
+      if (r.ok) {
+        const lease = r.lease;
+        return { lease, waitedMs: 0, release: (endedAt, notBefore) => this.#release(lease, endedAt, notBefore) };
+      }
+      const ms = r.retryAt - Date.now();
+      if (tries >= CLAIM_TRIES || ms > CLAIM_WAIT_MS) return undefined;
+      await sleepUntil(r.retryAt, undefined);
+    }
   }
 
   async #takeWithin(host: string, interval: Interval, signal: Cancellation | undefined, url: string | undefined, within: Lease, options: AcquireOptions | undefined): Promise<Slot> {

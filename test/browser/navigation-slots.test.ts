@@ -32,7 +32,7 @@ describe('NavigationSlots, a navigation that becomes a download', () => {
     const life = new AbortController();
     await slots.hold('loader-1', 'frame-1', URL_, () => NO_INTERVAL, life.signal);
     slots.endFrame('frame-1');
-    await slots.downloadBegan('frame-1', 'guid-1', URL_, life.signal);
+    await slots.downloadBegan('frame-1', 'guid-1', URL_);
     const other = otherRequest(limiter);
     await tick();
     expect(other.got).toBe(false);
@@ -46,7 +46,7 @@ describe('NavigationSlots, a navigation that becomes a download', () => {
     const slots = new NavigationSlots(limiter);
     const life = new AbortController();
     await slots.hold('loader-1', 'frame-1', URL_, () => NO_INTERVAL, life.signal);
-    await slots.downloadBegan('frame-1', 'guid-1', URL_, life.signal);
+    await slots.downloadBegan('frame-1', 'guid-1', URL_);
     slots.endFrame('frame-1');
     await slots.hold('loader-2', 'frame-1', 'http://elsewhere.test/', () => NO_INTERVAL, life.signal);
     const other = otherRequest(limiter);
@@ -57,24 +57,30 @@ describe('NavigationSlots, a navigation that becomes a download', () => {
     expect(other.got).toBe(true);
   });
 
-  test('ended before its claim was answered, or its target gone: nothing stays held', async () => {
+  test('ended before its claim was answered: nothing stays held', async () => {
+    const limiter = new MemoryRateLimiter();
+    const slots = new NavigationSlots(limiter);
+    const began = slots.downloadBegan('frame-1', 'guid-1', URL_);
+    slots.downloadEnded('guid-1');
+    await began;
+    const other = otherRequest(limiter);
+    await tick();
+    expect(other.got).toBe(true);
+  });
+
+  test('its page gone mid-download: the host stays held, for the browser carries the download on', async () => {
     const limiter = new MemoryRateLimiter();
     const slots = new NavigationSlots(limiter);
     const life = new AbortController();
-    const began = slots.downloadBegan('frame-1', 'guid-1', URL_, life.signal);
-    slots.downloadEnded('guid-1');
-    await began;
-    const first = otherRequest(limiter);
-    await tick();
-    expect(first.got).toBe(true);
-
-    await slots.downloadBegan('frame-1', 'guid-2', URL_, life.signal);
-    const second = otherRequest(limiter);
-    await tick();
-    expect(second.got).toBe(false);
+    await slots.hold('loader-1', 'frame-1', URL_, () => NO_INTERVAL, life.signal);
+    await slots.downloadBegan('frame-1', 'guid-1', URL_);
     life.abort(new Error('target closed'));
+    const other = otherRequest(limiter);
     await tick();
-    expect(second.got).toBe(true);
+    expect(other.got).toBe(false);
+    slots.downloadEnded('guid-1');
+    await tick();
+    expect(other.got).toBe(true);
   });
 
   test('another request holding the host when the download is announced: the download claims nothing, and that request\'s end frees the host', async () => {
@@ -82,7 +88,7 @@ describe('NavigationSlots, a navigation that becomes a download', () => {
     const slots = new NavigationSlots(limiter);
     const life = new AbortController();
     const held = await pacerFor(limiter).take(HOST, NO_INTERVAL);
-    await slots.downloadBegan('frame-1', 'guid-1', URL_, life.signal);
+    await slots.downloadBegan('frame-1', 'guid-1', URL_);
     await held.release(Date.now());
     const other = otherRequest(limiter);
     await tick();
