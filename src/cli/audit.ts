@@ -9,6 +9,7 @@ import { textHashesTo } from '../gate/policy-record.js';
 import type { RobotsTxt } from '../parser/types.js';
 import { printSitemaps } from './audit-sitemaps.js';
 import { exportJsonl, printUsage } from './audit-usage.js';
+import { reasonWithCause } from '../report/format.js';
 import { table } from './text-table.js';
 
 /** Exit codes, as `--help` documents them. */
@@ -112,7 +113,7 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
           if (e.type === 'policy-change') out(`${e.at}  POLICY CHANGE  ${e.oldSha256?.slice(0, 12) ?? 'none'} -> ${e.newSha256?.slice(0, 12) ?? 'none'}`);
           else
             out(
-              `${e.startedAt}  ${e.outcome.padEnd(10)} ${String(e.status ?? '-').padStart(3)}  ${e.url}${e.kind === 'page' ? '' : ` [${e.kind}]`}  ${e.reason}` +
+              `${e.startedAt}  ${e.outcome.padEnd(10)} ${String(e.status ?? '-').padStart(3)}  ${e.url}${e.kind === 'page' ? '' : ` [${e.kind}]`}  ${reasonWithCause(e.reason, e.policyStatus)}` +
                 `${e.ruleLine ? ` (line ${e.ruleLine}: ${e.rulePattern})` : ''}  policy ${e.policySha256?.slice(0, 12) ?? '-'}` +
                 `${e.intervalMs !== null ? `  after ${e.intervalMs} ms (${e.waitReason})` : ''}` +
                 // What failed, as the fetcher or the browser said it (net::ERR_…): the reason alone is a category.
@@ -129,7 +130,7 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
         out(
           table([
             ['url', 'reason', 'line', 'rule', 'policy', 'at'],
-            ...rows.slice(0, limit).map((r) => [r.url, r.reason, r.ruleLine, r.rulePattern, r.policySha256?.slice(0, 12) ?? null, r.startedAt]),
+            ...rows.slice(0, limit).map((r) => [r.url, reasonWithCause(r.reason, r.policyStatus), r.ruleLine, r.rulePattern, r.policySha256?.slice(0, 12) ?? null, r.startedAt]),
           ]),
         );
       return AUDIT_EXIT.ok;

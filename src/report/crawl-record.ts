@@ -101,6 +101,8 @@ export interface BlockedEntry {
   readonly rulePattern: string | null;
   readonly robotsUrl: string | null;
   readonly policySha256: string | null;
+  /** The robots.txt answer the decision stood on: an HTTP status, or a network error code. */
+  readonly policyStatus: string | null;
 }
 
 /** Requests sent sooner than this before the interval ended count as breaches (timer slack). */
@@ -402,6 +404,7 @@ export function blocked(record: CrawlRecord, host?: string): BlockedEntry[] {
       rulePattern: a.rulePattern,
       robotsUrl: a.robotsUrl,
       policySha256: a.policySha256,
+      policyStatus: a.policyStatus === null ? null : String(a.policyStatus),
     }));
 }
 

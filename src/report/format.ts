@@ -25,3 +25,11 @@ export function formatTime(ms: number): string {
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
+
+/** A row's reason, with what made robots.txt unreachable when that is the reason: the row's
+ *  `policyStatus`, an HTTP status (5xx, 429) or a network error code (ETIMEDOUT), RFC 9309
+ *  §2.3.1.4. `unreachable (ETIMEDOUT)`; any other reason as it is. */
+export function reasonWithCause(reason: string, policyStatus: string | number | null | undefined): string {
+  if (reason !== 'unreachable' || policyStatus === null || policyStatus === undefined || policyStatus === '') return reason;
+  return `${reason} (${policyStatus})`;
+}

@@ -17,7 +17,7 @@ import {
   type TimelineEntry,
 } from './crawl-record.js';
 import { esc } from './escape.js';
-import { formatBytes, formatMs, formatTime } from './format.js';
+import { formatBytes, formatMs, formatTime, reasonWithCause } from './format.js';
 import { diffPolicies } from './policy-diff.js';
 import { timelineAxis } from './timeline-axis.js';
 import { sitemapsSection } from './sitemaps-section.js';
@@ -291,7 +291,7 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
   const blockedAll = blocked(record);
   const blockedRows = blockedAll
     .slice(0, maxBlocked)
-    .map((b) => `<tr><td class="url mono">${esc(b.url)}</td><td class="nw">${esc(b.reason)}</td><td class="num">${esc(b.ruleLine ?? '–')}</td>` +
+    .map((b) => `<tr><td class="url mono">${esc(b.url)}</td><td class="nw">${esc(reasonWithCause(b.reason, b.policyStatus))}</td><td class="num">${esc(b.ruleLine ?? '–')}</td>` +
       `<td class="url mono">${esc(b.rulePattern ?? '–')}</td><td class="url mono">${esc(b.robotsUrl ?? '–')}</td></tr>`)
     .join('');
 

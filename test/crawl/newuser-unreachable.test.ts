@@ -19,9 +19,14 @@ describe('crawl: unreachable robots.txt', () => {
     const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '0', ...resolveArgs(v)], { stdin });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      `robots.txt unreachable for 2 of 3 hosts (a.test:${v.port}, b.test:${v.port}): everything there was disallowed (RFC 9309 §2.3.1.4); check the host names, the network, or --resolve`,
+      `robots.txt unreachable for 2 of 3 hosts (a.test:${v.port}, b.test:${v.port}): everything there was disallowed (RFC 9309 §2.3.1.4); check the host names, the network, --resolve, or --robots-timeout for a slow site (\`robots-gate audit DIR --blocked\` gives each cause)`,
     );
     expect(v.requests('c.test', '/x')).toHaveLength(1);
+    // The cause, as the audit recorded it, where the blocked URLs are listed: the 503.
+    const blocked = await runCli(['audit', path.join(dir, 'out'), '--blocked']);
+    expect(blocked.stdout).toMatch(/a\.test:\d+\/x\s+unreachable \(503\)/);
+    const host = await runCli(['audit', path.join(dir, 'out'), '--host', `a.test:${v.port}`]);
+    expect(host.stdout).toContain('unreachable (503)');
   });
 
   it('a crawl whose robots.txt files all answered says nothing of it and exits 0', async () => {
