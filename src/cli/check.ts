@@ -18,6 +18,7 @@ interface CheckCliOptions {
   json?: boolean;
   resolve: string[];
   timeout: string;
+  robotsTimeout?: string;
 }
 
 export function checkCommand(): Command {
@@ -30,6 +31,7 @@ export function checkCommand(): Command {
     .option('--json', 'one JSON object a line on stdout')
     .option('--resolve <host:port:addr>', 'connect HOST:PORT to ADDR instead (curl convention); repeatable', collect, [])
     .option('--timeout <ms>', 'whole robots.txt fetch, in ms', '10000')
+    .option('--robots-timeout <ms>', "the same as --timeout, by the name crawl gives it (crawl's --timeout is a page's)")
     .addHelpText(
       'after',
       `
@@ -52,9 +54,10 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
   const err = (s: string) => process.stderr.write(`robots-gate check: ${s}\n`);
   let disallowed = false;
   let bad = false;
-  const timeoutMs = Number(opts.timeout);
+  const [timeoutName, timeoutText] = opts.robotsTimeout !== undefined ? ['--robots-timeout', opts.robotsTimeout] : ['--timeout', opts.timeout];
+  const timeoutMs = Number(timeoutText);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
-    err(`--timeout must be a whole number of ms >= 1, got ${JSON.stringify(opts.timeout)}`);
+    err(`${timeoutName} must be a whole number of ms >= 1, got ${JSON.stringify(timeoutText)}`);
     return CHECK_EXIT.usage;
   }
   // The same identity checks with a local file as with a fetched one: the answer must not depend on

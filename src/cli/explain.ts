@@ -29,6 +29,7 @@ interface ExplainCliOptions {
   robotsFile?: string;
   resolve: string[];
   timeout: string;
+  robotsTimeout?: string;
   context: string;
   json?: boolean;
 }
@@ -72,6 +73,7 @@ export function explainCommand(): Command {
     .option('--robots-file <file>', "explain against this robots.txt instead of fetching the URL's own")
     .option('--resolve <host:port:addr>', 'connect HOST:PORT to ADDR instead (curl convention); repeatable', collect, [])
     .option('--timeout <ms>', 'whole robots.txt fetch, in ms', '10000')
+    .option('--robots-timeout <ms>', "the same as --timeout, by the name crawl gives it (crawl's --timeout is a page's)")
     .option('--context <n>', `in a file of more than ${SHOWN_WHOLE_LINES} lines, lines shown around the deciding rule (the group's user-agent lines are always shown)`, '2')
     .option('--json', 'one JSON object on stdout: the decision, the group, the rule and the sentence')
     .addHelpText(
@@ -109,9 +111,10 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
     return fail((e as Error).message, EXPLAIN_EXIT.usage);
   }
   const context = Number(opts.context);
-  const timeoutMs = Number(opts.timeout);
+  const [timeoutName, timeoutText] = opts.robotsTimeout !== undefined ? ['--robots-timeout', opts.robotsTimeout] : ['--timeout', opts.timeout];
+  const timeoutMs = Number(timeoutText);
   if (!Number.isInteger(context) || context < 0) return fail(`--context must be a whole number >= 0, got ${JSON.stringify(opts.context)}`, EXPLAIN_EXIT.usage);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) return fail(`--timeout must be a whole number of ms >= 1, got ${JSON.stringify(opts.timeout)}`, EXPLAIN_EXIT.usage);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) return fail(`${timeoutName} must be a whole number of ms >= 1, got ${JSON.stringify(timeoutText)}`, EXPLAIN_EXIT.usage);
   type Rest = Omit<ExplainJson, 'url' | 'userAgent' | keyof TokenReport | 'warnings'>;
   // The text output: the file, then the token matched (and any warning), then the sentence.
   const emit = (file: string, json: Rest, token: string, warnings: string[] = [], usage?: UsageVerdict) => {
