@@ -231,6 +231,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   let transport: DocumentTransport | undefined;
   let sitemapProblems = false;
   let sitemapRows = 0;
+  let invalidRecorded = 0;
   try {
     const frontierOptions: FrontierOptions = { minIntervalMs, concurrency, overrideIntervalMs };
     if (opts.redis) {
@@ -349,7 +350,12 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
 
     try {
       job.recordStart();
-      for (const bad of list.invalid) job.recordInvalid(bad.text, bad.reason, bad.message);
+      // A resumed run's input lines that were not URLs have their rows already (settled).
+      for (const bad of list.invalid) {
+        if (done.has(bad.text)) continue;
+        job.recordInvalid(bad.text, bad.reason, bad.message);
+        invalidRecorded++;
+      }
     } catch (err) {
       say((err as Error).message);
       return CRAWL_EXIT.audit;
@@ -436,8 +442,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const elapsed = Date.now() - started;
     // JSON: the freshness line comes before the summary, which stays the last line.
     if (opts.sitemaps && opts.json) writeStdout(freshnessOutput(outDir, runId, true));
-    if (opts.json) writeStdout(JSON.stringify(summaryObject(stats, runId, elapsed, list.invalid.length, status, subresources, sitemapRows)) + '\n');
-    else writeStdout(formatSummary(stats, runId, elapsed, list.invalid.length, status, subresources, sitemapRows));
+    if (opts.json) writeStdout(JSON.stringify(summaryObject(stats, runId, elapsed, invalidRecorded, status, subresources, sitemapRows)) + '\n');
+    else writeStdout(formatSummary(stats, runId, elapsed, invalidRecorded, status, subresources, sitemapRows));
     if (opts.sitemaps && !opts.json) writeStdout(freshnessOutput(outDir, runId, false));
     if (failure !== undefined) {
       say((failure as Error).message ?? String(failure));

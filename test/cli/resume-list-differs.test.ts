@@ -32,4 +32,18 @@ describe('crawl --resume with a changed list', () => {
     expect(third.resumeOf).toBe(first.runId);
     expect(v.requests('a.test').filter((q) => q.path !== '/robots.txt').map((q) => q.path)).toEqual(['/p1', '/p2', '/p3']);
   });
+
+  it('records an input line that is not a URL once, not again at each --resume', async () => {
+    const v = await hosts({ 'a.test': site('User-agent: *\nAllow: /\n') });
+    const out = path.join(tmp(), 'out');
+    const stdin = `not a url\n${v.origin('a.test')}/p1\n`;
+    const args = ['crawl', '-', '--user-agent', 'T/1.0', '--out', out, '--min-interval', '0', ...resolveArgs(v)];
+    expect((await runCli(args, { stdin })).code).toBe(1);
+    for (let i = 0; i < 2; i++) expect((await runCli([...args, '--resume'], { stdin })).code).toBe(1);
+    const audit = openAudit(out);
+    const rows = audit.attempts();
+    audit.close();
+    expect(rows.filter((r) => r.url === 'not a url')).toHaveLength(1);
+    expect(rows.filter((r) => r.url.endsWith('/p1'))).toHaveLength(1);
+  });
 });
