@@ -9,7 +9,7 @@ import { RobotsGate } from '../../src/gate/index.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
 import { launchChromium, newGatedContext, whenGuarded, type GatedRequest, type GateHandle } from '../../src/browser/index.js';
 import { connectChromium } from './fixtures.js';
-import { downloaded, gap, INTERVAL_MS, RETRY_AFTER_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
+import { downloaded, expectOneInterval, gap, INTERVAL_MS, RETRY_AFTER_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
 
 const UA = 'PaceTestBot/1.0 (+https://example.test/bot)';
 
@@ -130,9 +130,7 @@ describe.each(modes)('%s', (_mode, open) => {
       await page.goto(h.url(h.a, '/download')).catch(() => null);
       await page.goto(h.url(h.a, '/two'));
       const download = await downloaded(h);
-      const g = gap(download, h.hits(h.a, '/two')[0]);
-      expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
-      expect(g).toBeLessThan(1.8 * INTERVAL_MS);
+      expectOneInterval(gap(download, h.hits(h.a, '/two')[0]));
     } finally {
       await context.close();
       await gate.close();

@@ -25,6 +25,16 @@ function otherRequest(limiter: MemoryRateLimiter): { readonly got: boolean } {
   return state;
 }
 
+/** Another request to the host waits while download `guid` goes on, and gets its slot at its end. */
+async function expectHeldUntilEnded(limiter: MemoryRateLimiter, slots: NavigationSlots, guid: string): Promise<void> {
+  const other = otherRequest(limiter);
+  await tick();
+  expect(other.got).toBe(false);
+  slots.downloadEnded(guid);
+  await tick();
+  expect(other.got).toBe(true);
+}
+
 describe('NavigationSlots, a navigation that becomes a download', () => {
   test('announced after the frame stopped loading: the host is claimed back until the download ends', async () => {
     const limiter = new MemoryRateLimiter();
@@ -33,12 +43,7 @@ describe('NavigationSlots, a navigation that becomes a download', () => {
     await slots.hold('loader-1', 'frame-1', URL_, () => NO_INTERVAL, life.signal);
     slots.endFrame('frame-1');
     await slots.downloadBegan('frame-1', 'guid-1', URL_);
-    const other = otherRequest(limiter);
-    await tick();
-    expect(other.got).toBe(false);
-    slots.downloadEnded('guid-1');
-    await tick();
-    expect(other.got).toBe(true);
+    await expectHeldUntilEnded(limiter, slots, 'guid-1');
   });
 
   test('announced while the navigation holds the slot: the frame\'s stop does not end it, nor does a new navigation of the frame', async () => {
@@ -49,12 +54,7 @@ describe('NavigationSlots, a navigation that becomes a download', () => {
     await slots.downloadBegan('frame-1', 'guid-1', URL_);
     slots.endFrame('frame-1');
     await slots.hold('loader-2', 'frame-1', 'http://elsewhere.test/', () => NO_INTERVAL, life.signal);
-    const other = otherRequest(limiter);
-    await tick();
-    expect(other.got).toBe(false);
-    slots.downloadEnded('guid-1');
-    await tick();
-    expect(other.got).toBe(true);
+    await expectHeldUntilEnded(limiter, slots, 'guid-1');
   });
 
   test('ended before its claim was answered: nothing stays held', async () => {
@@ -75,12 +75,7 @@ describe('NavigationSlots, a navigation that becomes a download', () => {
     await slots.hold('loader-1', 'frame-1', URL_, () => NO_INTERVAL, life.signal);
     await slots.downloadBegan('frame-1', 'guid-1', URL_);
     life.abort(new Error('target closed'));
-    const other = otherRequest(limiter);
-    await tick();
-    expect(other.got).toBe(false);
-    slots.downloadEnded('guid-1');
-    await tick();
-    expect(other.got).toBe(true);
+    await expectHeldUntilEnded(limiter, slots, 'guid-1');
   });
 
   test('another request holding the host when the download is announced: the download claims nothing, and that request\'s end frees the host', async () => {

@@ -1,6 +1,7 @@
 // Two loopback hosts (each its own server on 127.0.0.1, so each its own politeness key) that ask
 // for Crawl-delay: 1, for the navigation pacing tests of every browser door. The servers' logs
 // stamp when each request arrived and when its response ended: gaps are measured there.
+import { expect } from 'vitest';
 import { startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../helpers/hosts.js';
 
 const H = '127.0.0.1';
@@ -85,4 +86,11 @@ export async function downloaded(h: PacedHosts): Promise<LoggedRequest> {
     if (Date.now() > until) throw new Error(`/download did not end: ${JSON.stringify(d)}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** `g` (ms) kept the interval, and no more than the interval needs: the host was not held until a
+ *  later event or the 60 s backstop. */
+export function expectOneInterval(g: number): void {
+  expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+  expect(g).toBeLessThan(1.8 * INTERVAL_MS);
 }
