@@ -146,10 +146,19 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
     return delayed;
   };
 
+  // URLs refused before they were queued that have their row: a link on every page of a site is
+  // one decision, not a row per page that links to it.
+  const refusedRows = new Set<string>();
   const known = (url: string): boolean => {
     const d = gate.peek(url);
     if (d === undefined || d.allowed) return true;
     remember(url, { decision: d });
+    if (record && !refusedRows.has(url)) {
+      if (refusedRows.size >= MAX_REMEMBERED) refusedRows.delete(refusedRows.values().next().value!);
+      refusedRows.add(url);
+      const now = Date.now();
+      record({ url, startMs: now, endMs: now, outcome: 'blocked', decision: d, final: true });
+    }
     return false;
   };
 

@@ -104,6 +104,8 @@ describe('CheerioCrawler gated by robots-gate', () => {
     expect(row(u(a, '/private/hop.html'))).toMatchObject([{ outcome: 'blocked', kind: 'redirect', parentUrl: u(a, '/go-private') }]);
     expect(row(u(a, '/public/one.html'))).toMatchObject([{ outcome: 'fetched', status: 200 }]);
     expect(row(u(down, '/anything.html'))).toMatchObject([{ outcome: 'blocked', reason: 'unreachable' }]);
+    // Refused by enqueueLinks before it was queued: recorded too, once.
+    expect(row(u(a, '/private/linked.html'))).toMatchObject([{ outcome: 'blocked', reason: 'disallowed-by-rule', ruleLine: 2 }]);
     assertBuilt();
     const verify = await runCli(['audit', dir, '--verify', '--json']);
     expect(verify.stderr).toBe('');
