@@ -64,7 +64,9 @@ export class NavigationSlots {
   readonly #pacer: Pacer;
   readonly #held = new Map<string, Held>();
   readonly #byFrame = new Map<string, string>();
-  /** Downloads that ended while their host's slot was being claimed back for them. */
+  /** Downloads whose host's slot is being claimed back for them, and those of them that ended
+   *  meanwhile (nothing else is kept of a download that is not held). */
+  readonly #claiming = new Set<string>();
   readonly #ended = new Set<string>();
 
   constructor(limiter: RateLimiter) {
@@ -187,7 +189,8 @@ export class NavigationSlots {
    */
   async downloadBegan(frameId: string, guid: string, url: string): Promise<void> {
     const key = downloadKey(guid);
-    if (this.#held.has(key)) return;
+    // Two sessions on one page (two handles) both hear of it: the first takes it.
+    if (this.#held.has(key) || this.#claiming.has(key)) return;
     let host: string;
     try {
       host = new URL(url).host;
@@ -208,16 +211,19 @@ export class NavigationSlots {
       this.#held.set(key, d);
       return;
     }
-    this.#ended.delete(key);
     let slot: Slot | undefined;
+    this.#claiming.add(key);
     try {
       slot = await this.#pacer.claimSent(host);
     } catch {
-      return; // the limiter gone (Redis): nothing to hold
+      // The limiter gone (Redis): nothing to hold.
+    } finally {
+      this.#claiming.delete(key);
     }
-    if (slot === undefined) return;
     // Ended while the claim was asked.
-    if (this.#ended.delete(key)) {
+    const ended = this.#ended.delete(key);
+    if (slot === undefined) return;
+    if (ended) {
       slot.release(Date.now() + 1).catch(() => {});
       return;
     }
@@ -231,7 +237,7 @@ export class NavigationSlots {
   downloadEnded(guid: string): void {
     const key = downloadKey(guid);
     if (this.#held.has(key)) this.end(key);
-    else this.#ended.add(key);
+    else if (this.#claiming.has(key)) this.#ended.add(key);
   }
 
   /** Frame `frameId` stopped loading: whatever navigation it held has ended. */

@@ -89,4 +89,11 @@ describe('NavigationSlots, a navigation that becomes a download', () => {
     await tick();
     expect(other.got).toBe(true);
   });
+
+  test('announced to two sessions of one page at once: held once, freed by its one end', async () => {
+    const limiter = new MemoryRateLimiter();
+    const slots = new NavigationSlots(limiter);
+    await Promise.all([slots.downloadBegan('frame-1', 'guid-1', URL_), slots.downloadBegan('frame-1', 'guid-1', URL_)]);
+    await expectHeldUntilEnded(limiter, slots, 'guid-1');
+  });
 });
