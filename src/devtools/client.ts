@@ -47,7 +47,7 @@ export class Client implements SessionOwner {
     private readonly gateSessions: ReadonlySet<string>,
     /** Target.createTarget, its URL opened only once the gate holds the target (create-target.ts). */
     private readonly createTarget: (params: Record<string, unknown>, sessionId: string) => Promise<Message>,
-    /** Told before Target.closeTarget goes to the browser (TargetWatch.closing). */
+    /** Told before Target.closeTarget or a session's Page.close goes to the browser (TargetWatch.closing). */
     private readonly closing: (targetId: string) => void = () => {},
   ) {}
 
@@ -125,6 +125,12 @@ export class Client implements SessionOwner {
     };
     if (m.method === 'Target.createTarget') return void this.createTarget(params, target).then(relay);
     if (m.method === 'Target.closeTarget' && typeof params.targetId === 'string') this.closing(params.targetId);
+    // Page.close runs the page's beforeunload first, which may keep it open: its waiting
+    // navigations give up all the same (failed, nothing sent), as the client asked it gone.
+    else if (m.method === 'Page.close') {
+      const closed = this.targetOf(sessionId ?? '');
+      if (closed !== null) this.closing(closed);
+    }
     this.upstream.forward({ method: m.method, params, sessionId: target }, relay);
   }
 

@@ -63,6 +63,7 @@ test.each([
   [200, 'Target.closeTarget'],
   [INTERVAL_MS - 400, 'Target.closeTarget'],
   [INTERVAL_MS - 400, '/json/close'],
+  [INTERVAL_MS - 400, 'Page.close'],
 ] as const)('a target closed %i ms into its navigation\'s wait for the host\'s slot (%s): nothing is sent and the next page has its turn', async (closeAfterMs, how) => {
   // Both pages first: the second's navigation must be waiting when it is closed, within a/'s interval.
   const first = await page();
@@ -77,6 +78,8 @@ test.each([
   const navigating = c.send('Page.navigate', { url: h.url(h.a, '/two') }, closing.sessionId).catch(() => null);
   await sleep(closeAfterMs - (performance.timeOrigin + performance.now() - h.hits(h.a, '/one')[0]!.endedAt!));
   if (how === '/json/close') expect((await fetch(`${endpoint.httpUrl}/json/close/${closing.targetId}`)).status).toBe(200);
+  // Answered once the page has run its beforeunload, which its busy renderer holds off: not awaited.
+  else if (how === 'Page.close') void c.send('Page.close', {}, closing.sessionId).catch(() => null);
   else await c.send('Target.closeTarget', { targetId: closing.targetId });
   const closedAt = performance.timeOrigin + performance.now();
   await navigating;
