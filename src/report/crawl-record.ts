@@ -48,9 +48,14 @@ export interface Totals extends OutcomeCounts {
   readonly policyChanges: number;
 }
 
+/** A host's figures: outcome counts by URL (each URL's final row, as in the totals), `attempts`
+ *  and `sent` by row. */
 export interface HostStats extends OutcomeCounts {
   readonly host: string;
+  /** Rows, every attempt and redirect hop. */
   readonly attempts: number;
+  /** Requests sent: rows fetched, in error or overridden. */
+  readonly sent: number;
   readonly bytes: number;
   /** Smallest and largest interval applied to the host (ms); null when none was recorded. */
   readonly minIntervalMs: number | null;
@@ -288,8 +293,10 @@ export function hostStats(record: CrawlRecord): HostStats[] {
     let minIntervalMs: number | null = null;
     let maxIntervalMs: number | null = null;
     const waitReasons: Record<string, number> = {};
+    let sent = 0;
     for (const a of list) {
-      counts[a.outcome] = (counts[a.outcome] ?? 0) + 1;
+      if (a.final) counts[a.outcome] = (counts[a.outcome] ?? 0) + 1;
+      if (a.outcome === 'fetched' || a.outcome === 'error' || a.outcome === 'overridden') sent++;
       bytes += a.bytes ?? 0;
       if (a.intervalMs !== null && a.intervalMs !== undefined) {
         minIntervalMs = minIntervalMs === null ? a.intervalMs : Math.min(minIntervalMs, a.intervalMs);
@@ -299,7 +306,7 @@ export function hostStats(record: CrawlRecord): HostStats[] {
     }
     const intervalBreaches = timeline(record, host).filter((e) => e.breach).length;
     const policyVersions = versionShas(record, host).size;
-    out.push({ host, ...counts, attempts: list.length, bytes, minIntervalMs, maxIntervalMs, waitReasons, intervalBreaches, policyVersions });
+    out.push({ host, ...counts, attempts: list.length, sent, bytes, minIntervalMs, maxIntervalMs, waitReasons, intervalBreaches, policyVersions });
   }
   return out.sort((a, b) => a.host.localeCompare(b.host));
 }

@@ -13,7 +13,6 @@ import {
   timeline,
   totals,
   type CrawlRecord,
-  type OutcomeCounts,
   type TimelineEntry,
 } from './crawl-record.js';
 import { esc } from './escape.js';
@@ -106,11 +105,6 @@ summary { cursor: pointer; color: #0b57d0; }
 .diff .ln { display: inline-block; width: 3.5em; color: var(--muted); user-select: none; }
 .empty { color: var(--muted); font-style: italic; }
 `;
-
-/** Requests sent to a host: a blocked or skipped URL is decided, not sent (the totals' `sent`). */
-function requestsSent(c: OutcomeCounts): number {
-  return c.fetched + c.error + c.overridden;
-}
 
 function card(label: string, value: string | number): string {
   return `<div class="card"><b>${esc(value)}</b><span>${esc(label)}</span></div>`;
@@ -261,7 +255,7 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
       const interval = h.minIntervalMs === h.maxIntervalMs
         ? esc(formatMs(h.minIntervalMs))
         : `<span class="nw">${esc(formatMs(h.minIntervalMs))} –</span> <span class="nw">${esc(formatMs(h.maxIntervalMs))}</span>`;
-      return `<tr><td class="host"><a href="#host-${esc(encodeURIComponent(h.host))}">${wrappableHost(h.host)}</a></td><td class="num">${requestsSent(h)}</td>` +
+      return `<tr><td class="host"><a href="#host-${esc(encodeURIComponent(h.host))}">${wrappableHost(h.host)}</a></td><td class="num">${h.sent}</td>` +
         OUTCOMES.map((o) => `<td class="num">${h[o]}</td>`).join('') +
         `<td class="num">${esc(formatBytes(h.bytes))}</td><td class="num interval">${interval}</td><td>${waits}</td>` +
         `<td class="num ${h.intervalBreaches ? 'warn' : 'ok'}">${h.intervalBreaches}</td><td class="num">${h.policyVersions}</td></tr>`;

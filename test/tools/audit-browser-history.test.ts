@@ -64,7 +64,7 @@ async function openAudit(): Promise<{ page: Page; errors: string[] }> {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${serve!.url}/audit`);
-  await expect.poll(() => page.textContent('#audit-status')).toContain('requests to');
+  await expect.poll(() => page.textContent('#audit-status')).toContain('requests sent to');
   return { page, errors };
 }
 
@@ -73,7 +73,7 @@ describe('the audit browser over runs and changes', () => {
     const { page, errors } = await openAudit();
     expect(await page.textContent('#audit-status')).toContain('3 robots.txt versions, 2 changes');
     await page.selectOption('#run', 'run-2');
-    await expect.poll(() => page.textContent('#audit-status')).toContain('1 request to 1 host');
+    await expect.poll(() => page.textContent('#audit-status')).toContain('1 request sent to 1 host, 1 URL decided');
     expect(await page.textContent('#audit-status')).toContain('1 robots.txt version, 0 changes');
     await page.selectOption('#run', 'run-1');
     await expect.poll(() => page.textContent('#audit-status')).toContain('3 robots.txt versions, 2 changes');

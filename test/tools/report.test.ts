@@ -36,6 +36,9 @@ describe('report', () => {
     expect(cells.slice(0, 6)).toEqual(['4', '4', '2', '0', '0', '0']);
     expect(cells.at(-1)).toBe('2');
     expect(shopRow).toContain('crawl-delay ×5');
+    // news.example: its 503 was retried and fetched: 3 requests sent, 2 URLs fetched, no error, as in the totals.
+    const newsCells = [...(/<tr><td class="host"><a href="#host-news\.example">news\.<wbr>example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!).matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((m) => m[1]);
+    expect(newsCells.slice(0, 6)).toEqual(['3', '2', '1', '0', '0', '0']);
     // The timeline shows each request against its interval, and the wait sources.
     expect(html).toContain('aria-label="Timeline of 6 requests to shop.example');
     expect(html).toContain('aria-label="Timeline of 4 requests to news.example');

@@ -393,12 +393,13 @@ describe('serve: the audit browser', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${serve.url}/audit`);
-    await expect.poll(() => page.textContent('#audit-status')).toContain('10 requests to 2 hosts');
+    await expect.poll(() => page.textContent('#audit-status')).toContain('7 requests sent to 2 hosts, 9 URLs decided');
     expect(await page.locator('#run option').allTextContents()).toEqual(['All runs', expect.stringContaining('run-fixture-1')]);
     const hostRows = await page.locator('#hosts tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll("td")).map((td) => td.textContent)));
     expect(hostRows).toEqual([
-      ['news.example', '4', '2', '1', '1', '1'],
-      ['shop.example', '6', '4', '2', '0', '2'],
+      // Requests sent, then URLs by outcome: news.example's 503 was retried and fetched.
+      ['news.example', '3', '2', '1', '0', '1'],
+      ['shop.example', '4', '4', '2', '0', '2'],
     ]);
     // Lines of the URL list that were not URLs: their own list, no nameless host.
     expect(await page.locator('#hosts button[data-host=""]').count()).toBe(0);
@@ -451,7 +452,7 @@ describe('serve: the audit browser', () => {
       const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
       try {
         await page.goto(`${crawlServe.url}/audit`);
-        await expect.poll(() => page.textContent('#audit-status')).toContain('11 requests to 2 hosts');
+        await expect.poll(() => page.textContent('#audit-status')).toContain('8 requests sent to 2 hosts, 11 URLs decided');
         expect(await page.locator('#hosts tbody button').count()).toBe(2);
         expect(await page.textContent('#not-urls h2')).toBe('Lines that were not URLs: 1');
         expect(await page.locator('#not-urls tbody td:first-child').allTextContents()).toEqual([NOT_A_URL]);

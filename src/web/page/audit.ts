@@ -40,7 +40,7 @@ async function loadIndex(): Promise<void> {
   const index = await getJson<AuditIndex>('/api/audit');
   byId('audit-dir').textContent = `Audit of ${index.dir}`;
   for (const r of index.runs) {
-    runSelect.append(el('option', { value: r.runId }, `${r.runId} · ${formatTime(r.startMs)} · ${plural(r.attempts, 'request')}`));
+    runSelect.append(el('option', { value: r.runId }, `${r.runId} · ${formatTime(r.startMs)} · ${plural(r.attempts, 'audit row')}`));
   }
   await loadHosts();
 }
@@ -51,7 +51,7 @@ async function loadHosts(): Promise<void> {
   if (hostFilter.value.trim()) params.set('q', hostFilter.value.trim());
   const data = await getJson<AuditHosts>(`/api/audit/hosts?${params}`);
   const t = data.totals;
-  setStatus(`${plural(t.attempts, 'request')} to ${plural(t.hosts, 'host')}: ${t.fetched} fetched, ${t.blocked} blocked, ${plural(t.error, 'error')}; ${plural(t.policies, 'robots.txt version')}, ${plural(t.policyChanges, 'change')}.` +
+  setStatus(`${plural(t.sent, 'request')} sent to ${plural(t.hosts, 'host')}, ${plural(t.urls, 'URL')} decided: ${t.fetched} fetched, ${t.blocked} blocked, ${plural(t.error, 'error')}; ${plural(t.policies, 'robots.txt version')}, ${plural(t.policyChanges, 'change')}.` +
     (t.notUrls ? ` ${t.notUrls === 1 ? '1 line was' : `${t.notUrls} lines were`} not a URL.` : ''));
   renderNotUrls(data);
   hostsBody.replaceChildren();
@@ -60,7 +60,7 @@ async function loadHosts(): Promise<void> {
     const button = el('button', { type: 'button', 'data-host': h.host }, h.host);
     button.addEventListener('click', () => void loadHost(h.host));
     const row = el('tr', { class: h.host === selectedHost ? 'selected' : '' }, el('td', {}, button),
-      ...[h.attempts, h.fetched, h.blocked, h.error, h.policyVersions].map((n) => el('td', { class: 'num' }, String(n))));
+      ...[h.sent, h.fetched, h.blocked, h.error, h.policyVersions].map((n) => el('td', { class: 'num' }, String(n))));
     hostsBody.append(row);
   }
   if (data.hostsOmitted) {
