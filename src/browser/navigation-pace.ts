@@ -20,6 +20,7 @@
 // back for the download, and `Page.downloadProgress` completed or canceled ends it (both are sent
 // to any session with Page enabled, whatever download behaviour the driver set), or HOLD_MS: the
 // page's end does not, for the browser carries the download on without it.
+import { hostKeyOf } from '../fetcher/url.js';
 import { backoffUntil } from '../gate/pace.js';
 import type { Interval } from '../politeness/interval.js';
 import { pacerFor, waitChannel, type Pacer, type Slot, type WaitEvent } from '../politeness/pacer.js';
@@ -191,15 +192,11 @@ export class NavigationSlots {
     const key = downloadKey(guid);
     // Two sessions on one page (two handles) both hear of it: the first takes it.
     if (this.#held.has(key) || this.#claiming.has(key)) return;
-    let host: string;
-    try {
-      host = new URL(url).host;
-    } catch {
-      return;
-    }
+    const host = hostKeyOf(url);
+    if (host === '') return;
     const navigation = this.#byFrame.get(frameId);
     const h = navigation === undefined ? undefined : this.#held.get(navigation);
-    if (h !== undefined && navigation !== undefined && hostOf(h.url) === host) {
+    if (h !== undefined && navigation !== undefined && hostKeyOf(h.url) === host) {
       // The frame goes on without it (a new navigation of the frame does not end the download),
       // and so does the browser without its page.
       this.#held.delete(navigation);
@@ -249,14 +246,6 @@ export class NavigationSlots {
 
 const downloadKey = (guid: string): string => `download:${guid}`;
 const noop = (): void => {};
-
-function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url).host;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Navigations waiting in a Pacer now, by URL, oldest first: each gets the wait the Pacer publishes
  *  for it. The Pacer says on `robots-gate:wait` whether a take really waited and why (`backoff`

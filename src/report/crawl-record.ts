@@ -25,9 +25,9 @@ export interface RunSummary {
 
 export type OutcomeCounts = Record<AttemptOutcome, number>;
 
-/** Requests and their outcome counts leave out input lines that were not URLs (`notUrls`). */
 /** A crawl's totals. The outcome counts are the URLs', each by its final row (what it settled
- *  as: a 503 retried and then fetched counts as fetched); `attempts` and `sent` count rows. */
+ *  as: a 503 retried and then fetched counts as fetched); `attempts` and `sent` count rows. All
+ *  leave out input lines that were not URLs (`notUrls`). */
 export interface Totals extends OutcomeCounts {
   readonly runs: number;
   readonly hosts: number;
@@ -183,7 +183,7 @@ export function totals(record: CrawlRecord): Totals {
       notUrls++;
       continue;
     }
-    if (a.outcome === 'fetched' || a.outcome === 'error' || a.outcome === 'overridden') sent++;
+    if (SENT.has(a.outcome)) sent++;
     if (a.final) {
       urls++;
       counts[a.outcome] = (counts[a.outcome] ?? 0) + 1;
@@ -296,7 +296,7 @@ export function hostStats(record: CrawlRecord): HostStats[] {
     let sent = 0;
     for (const a of list) {
       if (a.final) counts[a.outcome] = (counts[a.outcome] ?? 0) + 1;
-      if (a.outcome === 'fetched' || a.outcome === 'error' || a.outcome === 'overridden') sent++;
+      if (SENT.has(a.outcome)) sent++;
       bytes += a.bytes ?? 0;
       if (a.intervalMs !== null && a.intervalMs !== undefined) {
         minIntervalMs = minIntervalMs === null ? a.intervalMs : Math.min(minIntervalMs, a.intervalMs);
