@@ -1,5 +1,6 @@
 // The crawl command's options as commander hands them over, and their checks: numbers in range,
 // host names, combinations that need one another; and why a URL list gives nothing to crawl.
+import fs from 'node:fs';
 import { PURPOSES } from '../usage/index.js';
 import { count as plural } from './plural.js';
 
@@ -103,7 +104,17 @@ export function checkCrawlOptions(opts: CrawlCliOptions): CrawlNumbers {
   if (opts.purpose !== undefined && !(PURPOSES as readonly string[]).includes(opts.purpose)) {
     throw new UsageError(`--purpose must be one of ${PURPOSES.join(', ')}, got ${JSON.stringify(opts.purpose)}`);
   }
+  // Found only at the first row's write, a directory was an audit failure (exit 3) after --out was made.
+  if (opts.auditJsonl !== undefined && isDirectory(opts.auditJsonl)) throw new UsageError(`--audit-jsonl ${opts.auditJsonl} is a directory: give it a file (created if missing, appended to)`);
   return { concurrency, minIntervalMs, maxCrawlDelaySeconds, timeoutMs, progressMs, robotsTimeoutMs, maxPageBytes, recheckAfterMs, overrideIntervalMs, maxUrlsPerHost };
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -138,6 +138,14 @@ describe('robots-gate crawl on bad input', () => {
     expect(rows[1]!.waitReason).toBe('backoff');
   });
 
+  it('--audit-jsonl naming a directory: exit 2 before --out is made', async () => {
+    const dir = tmp();
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(dir, 'out'), '--audit-jsonl', dir], { stdin: 'http://a.test/\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--audit-jsonl .* is a directory/);
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
   it('an unwritable audit (--audit-jsonl on a full disk): exit 3 and a clear message', async () => {
     if (!fs.existsSync('/dev/full')) return;
     const dir = tmp();
