@@ -308,11 +308,14 @@ export class CrawlJob {
     // the check just fetched) with other hosts ready. The URL goes back to the head of its
     // host's queue untried (same attempt, no row), the host held until the limiter said it
     // opens. Once only: taken again, its check may have fetched robots.txt anew (a short
-    // --recheck-after), which would push the slot on each time; so it waits here then.
+    // --recheck-after), which would push the slot on each time; so it waits here then. It waits
+    // here the first time too when the copy it was decided on expires within the interval
+    // (--recheck-after shorter than it): the retake's check would fetch robots.txt again.
     const interval = this.interval(t, crawlDelaySeconds, underOverride);
+    const expiresFirst = Date.parse(decision.policy.expiresAt) - Date.now() < interval.ms;
     let slot;
     try {
-      const got = await this.pacer.takeUnlessLater(host, interval, handedBack ? Infinity : REQUEUE_PAST_MS, this.o.signal, url, this.under(t)?.lease);
+      const got = await this.pacer.takeUnlessLater(host, interval, handedBack || expiresFirst ? Infinity : REQUEUE_PAST_MS, this.o.signal, url, this.under(t)?.lease);
       if ('later' in got) {
         this.handedBack.add(url);
         await frontier.fail(t, Date.now(), { notSent: true, requeue: true, holdUntil: got.later });

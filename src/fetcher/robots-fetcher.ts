@@ -31,6 +31,20 @@ export interface RobotsFetchOptions {
   maxRedirects: number;
   /** Aborts the fetch early (the result is then unreachable, status `ABORT_ERR`). */
   signal?: AbortSignal;
+  /** A copy the caller holds of the robots.txt at `url`, another origin's that a redirect reached:
+   *  that hop is answered from it and not requested (§2.4 lets a crawler use a cached copy). */
+  cachedHop?: (url: string) => Promise<CachedHop | undefined>;
+}
+
+/** Another origin's robots.txt as the caller holds it (see RobotsFetchOptions.cachedHop). */
+export interface CachedHop {
+  readonly status: number;
+  readonly bytes: Buffer;
+  readonly sha256: string;
+  /** ms the copy stays fresh from now. */
+  readonly maxAgeMs: number;
+  readonly html?: boolean;
+  readonly truncated?: boolean;
 }
 
 /** One response in the redirect chain. */
@@ -123,6 +137,12 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
   try {
     const seen = new Set<string>([url]);
     for (;;) {
+      const cached = hops.length > 0 && options.cachedHop !== undefined ? await options.cachedHop(url) : undefined;
+      if (cached !== undefined) {
+        hops.push({ url, status: cached.status });
+        const { status, bytes, sha256, maxAgeMs, html, truncated } = cached;
+        return done({ finalUrl: url, kind: 'parsed', status, bytes, sha256, maxAgeMs, ...(truncated ? { truncated } : {}), ...(html ? { html } : {}) });
+      }
       const res = await request(url, {
         dispatcher: options.dispatcher,
         method: 'GET',

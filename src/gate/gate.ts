@@ -18,6 +18,7 @@ import { gateInterceptor } from './interceptor.js';
 import { GatePoliteness, hostOnly, type GateDoor } from './politeness.js';
 import { checkOptionNames, resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
 import { OriginCache } from './origin-cache.js';
+import { RedirectTargets } from './redirect-targets.js';
 import { newest, observedSha256, recordFromFetch, withBody } from './policy-record.js';
 import { entryFor, sameRecord, type Entry } from './entry.js';
 import { isReserved, signalsFromRobots, usageVerdict, type Purpose, type UsageVerdict } from '../usage/index.js';
@@ -90,6 +91,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   readonly #ownStore: boolean;
   readonly #local: OriginCache<Entry>;
   readonly #flights = new Map<string, Promise<Entry>>();
+  readonly #redirects: RedirectTargets;
   /** Origins with a refresh() in flight, and how many: their checks wait for it. */
   readonly #refreshing = new Map<string, number>();
   readonly #overrideAll: boolean;
@@ -115,6 +117,13 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
     this.#ownStore = !options.store;
     this.#store = options.store ?? new MemoryPolicyStore({ maxOrigins: this.#o.maxOrigins });
     this.#local = new OriginCache(this.#o.maxOrigins);
+    this.#redirects = new RedirectTargets({
+      flights: this.#flights,
+      store: this.#store,
+      local: this.#local,
+      options: this.#o,
+      install: (record, seen) => void this.#install(record, seen),
+    });
 
     const override = options.override;
     this.#overrideAll = override === true;
@@ -416,7 +425,9 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       return this.#install(record, seen);
     })();
     const tracked = flight.finally(() => {
-      if (this.#flights.get(origin) === tracked) this.#flights.delete(origin);
+      if (this.#flights.get(origin) !== tracked) return;
+      this.#flights.delete(origin);
+      this.#redirects.loadEnded(origin);
     });
     this.#flights.set(origin, tracked);
     return tracked;
@@ -438,52 +449,35 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       if (now !== undefined && now.expiresAt > Date.now()) return now;
       previous = newest(previous, now);
     }
-    const result = await fetchRobotsTxt(origin, {
-      // robots.txt requests take their host's slot too (each redirect hop its own host's).
-      dispatcher: this.#pol.under(via ? this.#pol.robotsVia(via) : this.#robotsDispatcher, lease),
-      userAgent: this.userAgent,
-      timeoutMs: this.#o.timeoutMs,
-      maxBytes: this.#o.maxBytes,
-      maxRedirects: this.#o.maxRedirects,
-    });
+    const brought = this.#redirects.broughtFor(origin);
+    if (brought !== undefined) return brought;
+    const own = this.#redirects.ownFetch(origin);
+    let result: RobotsFetchResult;
+    try {
+      result = await fetchRobotsTxt(origin, {
+        // robots.txt requests take their host's slot too (each redirect hop its own host's).
+        dispatcher: this.#pol.under(via ? this.#pol.robotsVia(via) : this.#robotsDispatcher, lease),
+        userAgent: this.userAgent,
+        timeoutMs: this.#o.timeoutMs,
+        maxBytes: this.#o.maxBytes,
+        maxRedirects: this.#o.maxRedirects,
+        signal: own.signal,
+        // gate.refresh() asks the server, whatever is cached.
+        ...(force ? {} : { cachedHop: (url: string) => this.#redirects.cachedHop(origin, url) }),
+      });
+    } finally {
+      own.end();
+    }
+    const adopted = own.adopted();
+    if (adopted !== undefined) return adopted;
     // A request cancelled by close() says nothing about the server: nothing is recorded for it.
     if (this.#pol.closed && result.kind === 'unreachable') throw new GateClosedError();
     if (fetchChannel.hasSubscribers) {
       const { bytes: _bytes, ...rest } = result;
       fetchChannel.publish({ origin, result: rest });
     }
-    this.#adoptRedirectTarget(origin, result);
+    this.#redirects.adopt(origin, result);
     return recordFromFetch(origin, result, previous, this.#o);
-  }
-
-  /**
-   * A robots.txt that redirected to another origin's /robots.txt brought that origin's own file:
-   * kept for that origin (in the store, where its first check looks), so the same URL is not
-   * requested twice in a run, and in force at once where this gate holds an older copy (a
-   * --recheck-after refetch through the redirect learns the target's change first: its queue is
-   * re-checked by the policy-change event). Not while the origin's own fetch is under way. The bytes
-   * are what that URL served this user agent a moment ago; §2.4 lets a crawler use a cached copy.
-   */
-  #adoptRedirectTarget(origin: string, result: RobotsFetchResult): void {
-    if (result.kind !== 'parsed' || result.hops.length < 2) return;
-    let target: URL;
-    try {
-      target = new URL(result.finalUrl);
-    } catch {
-      return;
-    }
-    const to = target.origin;
-    if (to === origin || target.pathname !== '/robots.txt' || target.search !== '' || this.#flights.has(to)) return;
-    const local = this.#local.peek(to);
-    if (local !== undefined && local.record.fetchedAt >= result.fetchedAt) return;
-    const own: RobotsFetchResult = { ...result, robotsUrl: result.finalUrl, hops: result.hops.slice(-1) };
-    const record = recordFromFetch(to, own, undefined, this.#o);
-    if (local !== undefined) this.#install(record, local.record);
-    // Only where the origin has nothing fresher: a store shared by a fleet may hold its own copy.
-    void this.#store
-      .get(to)
-      .then((have) => (have !== undefined && have.expiresAt > Date.now() ? undefined : this.#store.set(record)))
-      .catch(() => {});
   }
 
   /** Parse a record into a local entry, and publish what changed since `seen`. */

@@ -49,22 +49,35 @@ describe('robots.txt requests in a crawl keep the host interval', () => {
     expect(log[i + 1]!.startedAt - log[i]!.endedAt!).toBeGreaterThanOrEqual(1000);
   });
 
-  it('a robots.txt that redirects into another host takes that host slot: its own robots.txt and first page wait after it', async () => {
-    const v = await hosts({
-      'from.test': (req, res) => {
-        if (req.url === '/robots.txt') return void res.writeHead(301, { location: `${v.origin('to.test')}/robots.txt` }).end();
-        res.writeHead(200, { 'content-type': 'text/html' }).end('from');
-      },
-      'to.test': site('User-agent: *\nAllow: /\n'),
-    });
+  it('--recheck-after shorter than the Crawl-delay: one robots.txt request a page, each page sent on the copy fetched for it', async () => {
+    const v = await hosts({ 'short.test': site('User-agent: *\nCrawl-delay: 1\nAllow: /\n') });
     const dir = tmp();
-    const urls = [`${v.origin('from.test')}/p`, `${v.origin('to.test')}/q`];
-    const r = await runCli(['crawl', list(dir, 'urls.txt', urls), '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '400', ...resolveArgs(v)]);
+    const urls = ['/a', '/b', '/c'].map((p) => v.origin('short.test') + p);
+    const r = await runCli(['crawl', list(dir, 'urls.txt', urls), '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '100', '--recheck-after', '500', ...resolveArgs(v)]);
     expect(r.code, r.stderr).toBe(0);
-    const seen = gapsOf(v, 'to.test');
-    expect(seen.map((s) => s.path)).toContain('/q');
-    for (const s of seen) expect([s.path, s.gap >= 400]).toEqual([s.path, true]);
+    const seen = v.requests('short.test').slice().sort((a, b) => a.startedAt - b.startedAt).map((q) => q.path);
+    expect(seen).toEqual(['/robots.txt', '/a', '/robots.txt', '/b', '/robots.txt', '/c']);
+    for (const s of gapsOf(v, 'short.test')) expect([s.path, s.gap >= 1000]).toEqual([s.path, true]);
   });
+
+  for (const order of ['from first', 'to first']) {
+    it(`a robots.txt that redirects into another host (${order} in the list): that host's file is asked for once, its pages wait its Crawl-delay after it`, async () => {
+      const v = await hosts({
+        'from.test': (req, res) => {
+          if (req.url === '/robots.txt') return void res.writeHead(301, { location: `${v.origin('to.test')}/robots.txt` }).end();
+          res.writeHead(200, { 'content-type': 'text/html' }).end('from');
+        },
+        'to.test': site('User-agent: *\nCrawl-delay: 1\nAllow: /\n'),
+      });
+      const dir = tmp();
+      const urls = [`${v.origin('from.test')}/p`, `${v.origin('to.test')}/q`, `${v.origin('from.test')}/p2`, `${v.origin('to.test')}/q2`];
+      if (order === 'to first') urls.reverse();
+      const r = await runCli(['crawl', list(dir, 'urls.txt', urls), '--user-agent', UA, '--out', path.join(dir, 'out'), '--min-interval', '300', ...resolveArgs(v)]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(v.requests('to.test').map((q) => q.path).sort()).toEqual(['/q', '/q2', '/robots.txt']);
+      for (const s of gapsOf(v, 'to.test')) expect([s.path, s.gap >= 1000]).toEqual([s.path, true]);
+    });
+  }
 
   it('a second run into the same --out: its robots.txt waits after the first run last response, its first page after that robots.txt', async () => {
     const v = await hosts({ 'again.test': site('User-agent: *\nAllow: /\n') });
