@@ -39,7 +39,8 @@ export function gateInterceptor(gate: GateDoor): Dispatcher.DispatcherComposeInt
         const decision = await gate.check(url, signal, dispatch);
         const blocked = gate.blocked(decision);
         if (blocked !== undefined) throw blocked;
-        return withUa;
+        // An exempt request (the pipeline's own API) is not the crawler's: it keeps its own headers.
+        return decision.reason === 'exempt' ? ({ ...rest, maxRedirections: 0 } as Dispatcher.DispatchOptions) : withUa;
       });
     };
     return gated;

@@ -343,6 +343,21 @@ describe('options', () => {
     }
   });
 
+  it('through the interceptor an exempt request keeps its own User-Agent; a gated one carries the gate', async () => {
+    const g = gate({ exempt: ['api.test'] });
+    const agent = createResolvingAgent(vh.resolve).compose(g.interceptor());
+    try {
+      const headers = { 'user-agent': 'internal-client/2' };
+      await (await undiciFetch(`${vh.origin('api.test')}/v1/own`, { dispatcher: agent, headers })).text();
+      await (await undiciFetch(`${vh.origin('floor.test')}/crawled`, { dispatcher: agent, headers })).text();
+      expect(vh.requests('api.test', '/v1/own').map((r) => r.userAgent)).toEqual(['internal-client/2']);
+      expect(vh.requests('floor.test', '/crawled').map((r) => r.userAgent)).toEqual([UA]);
+    } finally {
+      await agent.close();
+      await g.close();
+    }
+  });
+
   it('an exempt entry with a path, query or fragment throws, naming it and pointing to a predicate; an origin does not', async () => {
     for (const e of ['http://b.test:8081/nope', 'http://b.test:8081/?q=1', 'http://b.test:8081/#top', 'https://b.test/a/']) {
       let err: unknown;
