@@ -73,9 +73,9 @@ export function formatSummary(
       ['fetched', o.fetched],
       ['overridden', o.overridden],
       ['blocked', o.blocked],
-      ['skipped', o.skipped],
+      // As the HTML report says it: the input lines are in the row, and say so where they are counted.
+      [invalid ? `skipped (${invalid === 1 ? 'one of them an input line that is' : `${invalid} of them input lines that are`} not ${invalid === 1 ? 'a URL' : 'URLs'})` : 'skipped', o.skipped],
       ['error', o.error],
-      ...(invalid ? [['(invalid lines, in skipped)', invalid] as (string | number)[]] : []),
     ]),
   );
   if (o.error) {
@@ -170,6 +170,8 @@ export function summaryObject(
       host: h.host,
       outcomes: h.outcomes,
       crawlDelaySeconds: h.crawlDelaySeconds ?? null,
+      // The longest interval kept between two of the host's requests in this run (ms): null with
+      // fewer than two, since the first request's wait after robots.txt is outside the host's span.
       maxIntervalMs: h.maxIntervalMs || null,
       maxIntervalReason: h.maxIntervalReason,
       elapsedMs: h.firstAt !== undefined && h.lastAt !== undefined ? h.lastAt - h.firstAt : null,

@@ -55,6 +55,9 @@ describe('robots-gate crawl on bad input', () => {
     expect(r.stderr).toMatch(/line 1: not a URL: garbage/);
     expect(r.stderr).toMatch(/line 3: unsupported scheme \(only http and https\): ftp:\/\/ok\.test\/file/);
     expect(v.requests('ok.test', '/fine')).toHaveLength(1);
+    // The summary counts them where they are: in the skipped row, and says so there.
+    expect(r.stdout).toMatch(/1 URL settled .*\(5 input lines skipped/);
+    expect(r.stdout).toMatch(/skipped \(5 of them input lines that are not URLs\) +5/);
     const a = openAudit(out);
     const skipped = a.attempts({ outcome: 'skipped' });
     a.close();
