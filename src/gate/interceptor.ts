@@ -32,9 +32,9 @@ export function gateInterceptor(gate: GateDoor): Dispatcher.DispatcherComposeInt
       const origin = url.slice(0, url.length - opts.path.length);
       // A request that holds its slot already (gate.fetch through a dispatcher composed with this).
       const terms = gate.paced && !isPaced(opts) ? gate.politeness.terms(origin, opts.path) : undefined;
-      // §2.2.2: /robots.txt itself is always allowed, and checking it would fetch it twice.
-      if (opts.path === '/robots.txt') return dispatchPaced(dispatch, withUa, handler, terms);
       // robots.txt, when this origin needs it, goes out the way this request would: `dispatch`.
+      // A caller's own request for /robots.txt is checked too (§2.2.2 allows it): the load tells
+      // its wait the host's Crawl-delay, which spacing it under the floor alone did not keep.
       return dispatchPaced(dispatch, withUa, handler, terms, async (signal) => {
         const decision = await gate.check(url, signal, dispatch);
         const blocked = gate.blocked(decision);

@@ -343,6 +343,22 @@ describe('options', () => {
     }
   });
 
+  it("through the interceptor a caller's own /robots.txt requests keep the host's Crawl-delay", async () => {
+    const g = gate();
+    const agent = createResolvingAgent(vh.resolve).compose(g.interceptor());
+    const before = vh.requests('cd.test').length;
+    try {
+      for (let i = 0; i < 2; i++) await (await undiciFetch(`${vh.origin('cd.test')}/robots.txt`, { dispatcher: agent })).text();
+      const seen = gaps('cd.test').slice(before);
+      // The gate's own load, then the caller's two.
+      expect(seen.map((s) => s.path)).toEqual(['/robots.txt', '/robots.txt', '/robots.txt']);
+      for (const s of seen.slice(1)) expect(s.gap!).toBeGreaterThanOrEqual(300);
+    } finally {
+      await agent.close();
+      await g.close();
+    }
+  });
+
   it('through the interceptor an exempt request keeps its own User-Agent; a gated one carries the gate', async () => {
     const g = gate({ exempt: ['api.test'] });
     const agent = createResolvingAgent(vh.resolve).compose(g.interceptor());
