@@ -93,4 +93,30 @@ describe('the target of a cross-origin robots.txt redirect', () => {
       await gate.close();
     }
   });
+
+  it("waiting for the target's load under way is not counted against the redirecting file's time limit", async () => {
+    let served = 0;
+    vh = await startVirtualHosts({
+      'src.test': (req, res) => void res.writeHead(301, { location: `${vh!.origin('dst.test')}/robots.txt` }).end(),
+      'dst.test': (req, res) => {
+        // The refresh is answered 503: its copy goes stale, and the hop is then sent after all.
+        if (req.url === '/robots.txt' && ++served === 2) return void res.writeHead(503, { 'retry-after': '0' }).end();
+        if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /no\n');
+        setTimeout(() => res.writeHead(200).end('slow page'), 800);
+      },
+    });
+    const gate = new RobotsGate({ userAgent: UA, resolve: vh.resolve, minIntervalMs: 0, jitter: 0, timeoutMs: 300 });
+    try {
+      await gate.check(`${vh.origin('dst.test')}/x`);
+      // The slow page holds dst.test's slot; a refresh of its file waits for it, and src.test's hop waits for that.
+      const page = gate.fetch(`${vh.origin('dst.test')}/slow`).then((r) => r.text());
+      await new Promise((r) => setTimeout(r, 50));
+      const refreshing = gate.refresh(vh.origin('dst.test'));
+      await new Promise((r) => setTimeout(r, 10));
+      expect(await gate.check(`${vh.origin('src.test')}/no`)).toMatchObject({ allowed: false, reason: 'disallowed-by-rule' });
+      await Promise.all([page, refreshing]);
+    } finally {
+      await gate.close();
+    }
+  });
 });
