@@ -208,6 +208,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
    * @throws never: a URL that does not parse as http(s) gives undefined.
    */
   peek(url: string | URL): Decision | undefined {
+    // A URL string already in canonical form is split where it lies, as check() does: no URL object.
+    if (typeof url === 'string' && splitCanonicalUrl(url)) return this.#decideNow(url, splitOrigin, splitHostname, url, splitPathStart, splitPlain);
     let u: URL;
     try {
       u = parseHttpUrl(url);

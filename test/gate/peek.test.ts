@@ -33,3 +33,18 @@ test('an exempt URL: the exempt decision check gives, without robots.txt', async
   expect(s.log.length).toBe(before);
   await gate.close();
 });
+
+test('a URL string decides as its URL object does, canonical or not (the string fast path agrees with new URL)', async () => {
+  const gate = new RobotsGate({ userAgent: 'PeekBot/1.0' });
+  const o = s.origin('127.0.0.1');
+  await gate.check(`${o}/`);
+  const paths = ['/private/x', '/private/%7Ex', '/private/~x', '/Private/x', '/private', '/private/', '/a/../private/x', '/private/x?q=%2F', '/%70rivate/x', '/private/x#f', '/private/ä', '/private/%C3%A4'];
+  for (const p of paths) {
+    for (const u of [`${o}${p}`, `${o.replace('http://', 'HTTP://')}${p}`]) {
+      const fromString = gate.peek(u);
+      const fromObject = gate.peek(new URL(u));
+      expect([u, fromString?.allowed, fromString?.url, fromString?.rule?.line]).toEqual([u, fromObject?.allowed, fromObject?.url, fromObject?.rule?.line]);
+    }
+  }
+  await gate.close();
+});
