@@ -74,7 +74,7 @@ export function formatSummary(
       ['overridden', o.overridden],
       ['blocked', o.blocked],
       // As the HTML report says it: the input lines are in the row, and say so where they are counted.
-      [invalid ? `skipped (${invalid === 1 ? 'one of them an input line that is' : `${invalid} of them input lines that are`} not ${invalid === 1 ? 'a URL' : 'URLs'})` : 'skipped', o.skipped],
+      [!invalid ? 'skipped' : invalid === 1 ? 'skipped (one of them an input line that is not a URL)' : `skipped (${invalid} of them input lines that are not URLs)`, o.skipped],
       ['error', o.error],
     ]),
   );

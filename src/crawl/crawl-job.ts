@@ -312,10 +312,10 @@ export class CrawlJob {
     // here the first time too when the copy it was decided on expires within the interval
     // (--recheck-after shorter than it): the retake's check would fetch robots.txt again.
     const interval = this.interval(t, crawlDelaySeconds, underOverride);
-    const expiresFirst = Date.parse(decision.policy.expiresAt) - Date.now() < interval.ms;
+    const waitHere = handedBack || Date.parse(decision.policy.expiresAt) - Date.now() < interval.ms;
     let slot;
     try {
-      const got = await this.pacer.takeUnlessLater(host, interval, handedBack || expiresFirst ? Infinity : REQUEUE_PAST_MS, this.o.signal, url, this.under(t)?.lease);
+      const got = await this.pacer.takeUnlessLater(host, interval, waitHere ? Infinity : REQUEUE_PAST_MS, this.o.signal, url, this.under(t)?.lease);
       if ('later' in got) {
         this.handedBack.add(url);
         await frontier.fail(t, Date.now(), { notSent: true, requeue: true, holdUntil: got.later });

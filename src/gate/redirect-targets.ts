@@ -3,7 +3,6 @@
 // fresh, whichever of the two origins is asked first, and never sooner after the host's last
 // request than the Crawl-delay the file asks for. The bytes are what that URL served this user
 // agent a moment ago; RFC 9309 §2.4 lets a crawler use a cached copy.
-import { robotsUrlOf } from '../fetcher/url.js';
 import type { CachedHop, RobotsFetchResult } from '../fetcher/robots-fetcher.js';
 import type { PolicyStore } from '../stores/types.js';
 import type { Entry } from './entry.js';
@@ -73,13 +72,8 @@ export class RedirectTargets {
    */
   async cachedHop(from: string, url: string): Promise<CachedHop | undefined> {
     this.#hopping.add(from);
-    let to: string;
-    try {
-      to = new URL(url).origin;
-    } catch {
-      return undefined;
-    }
-    if (robotsUrlOf(to) !== url) return undefined;
+    const to = robotsOriginOf(url);
+    if (to === undefined) return undefined;
     const loading = this.host.flights.get(to);
     if (loading !== undefined && !this.#hopping.has(to)) await loading.catch(() => {});
     const r = (await this.host.store.get(to).catch(() => undefined)) as GatePolicyRecord | undefined;
@@ -97,14 +91,8 @@ export class RedirectTargets {
    */
   adopt(origin: string, result: RobotsFetchResult): void {
     if (result.kind !== 'parsed' || result.hops.length < 2) return;
-    let target: URL;
-    try {
-      target = new URL(result.finalUrl);
-    } catch {
-      return;
-    }
-    const to = target.origin;
-    if (to === origin || target.pathname !== '/robots.txt' || target.search !== '') return;
+    const to = robotsOriginOf(result.finalUrl);
+    if (to === undefined || to === origin) return;
     const { local, store } = this.host;
     const held = local.peek(to);
     if (held !== undefined && held.record.fetchedAt >= result.fetchedAt) return;
@@ -121,5 +109,16 @@ export class RedirectTargets {
       .get(to)
       .then((have) => (have !== undefined && have.expiresAt > Date.now() ? undefined : store.set(record)))
       .catch(() => {});
+  }
+}
+
+/** The origin `url` is the robots.txt of (its /robots.txt, no query; a redirect's URL has no
+ *  fragment), else undefined. */
+function robotsOriginOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return u.pathname === '/robots.txt' && u.search === '' ? u.origin : undefined;
+  } catch {
+    return undefined;
   }
 }
