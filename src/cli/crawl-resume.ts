@@ -3,6 +3,7 @@
 // interval from it).
 import path from 'node:path';
 import { auditFiles, openAudit } from '../audit/reader.js';
+import { removeStaleTemporaries } from '../crawl/document-store.js';
 import { count as plural } from './plural.js';
 import { readResumeSeeds, type HostSeed } from './resume-seeds.js';
 
@@ -41,6 +42,11 @@ export function readEarlierRuns(o: EarlierRunsOptions): EarlierRuns | 'usage' | 
       const read = readResumeSeeds(reader, listHosts(o.list.urls), Date.now());
       reader.close();
       lastSent = read.seeds;
+      // A run killed mid-write left its temporary files beside the documents; none is a document.
+      if (read.unfinished.length > 0) {
+        const removed = removeStaleTemporaries(o.outDir);
+        if (removed > 0) o.say(`removed ${plural(removed, 'partly written document')} (.~rg-….part) that a run which did not end cleanly left in ${o.outDir}`);
+      }
       for (const u of read.unfinished) {
         o.say(
           `run ${u.runId} did not end cleanly (no end recorded: killed?): requests it had in flight left no row, so ${plural(u.hosts, 'host')} it may have been sending to ${u.hosts === 1 ? 'is' : 'are'} taken as answered at ${new Date(u.diedBy).toISOString()}, when it was gone at the latest: the first request to each waits its full interval from then`,

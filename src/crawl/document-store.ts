@@ -158,6 +158,52 @@ async function place(full: string, body: Uint8Array): Promise<boolean> {
 const TMP_PREFIX = `.~rg-${process.pid}-${randomBytes(8).toString('hex')}-`;
 let tmpCount = 0;
 const tmpName = () => `${TMP_PREFIX}${++tmpCount}.part`;
+const TMP_NAME = /^\.~rg-(\d+)-[0-9a-f]{16}-\d+\.part$/;
+
+/**
+ * Remove the temporary files (`.~rg-PID-….part`) that a crawl killed mid-write (SIGKILL, a crash)
+ * left anywhere under `outDir`, those of processes no longer running only: a live crawl (another
+ * --worker into the same --out) keeps its own. A walk of the whole tree, so for after a run that did
+ * not end cleanly. Never throws: what cannot be read or removed is left (a `.part` name is never a
+ * document's path).
+ * @returns how many were removed.
+ */
+export function removeStaleTemporaries(outDir: string): number {
+  let names: string[];
+  try {
+    names = fs.readdirSync(outDir, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return 0;
+  }
+  const alive = new Map<number, boolean>();
+  let removed = 0;
+  for (const rel of names) {
+    const m = TMP_NAME.exec(path.basename(rel));
+    if (m === null) continue;
+    const pid = Number(m[1]);
+    let live = alive.get(pid);
+    if (live === undefined) alive.set(pid, (live = isRunning(pid)));
+    if (live) continue;
+    try {
+      fs.unlinkSync(path.join(outDir, rel));
+      removed++;
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+  return removed;
+}
+
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: a process of another user has that id; it is running.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** Folders made (or found) by this process: a crawl saves many documents per folder, and a mkdir
  *  per document (with its lstat walk) was a tenth of a fast crawl's time. Bounded: past the cap it

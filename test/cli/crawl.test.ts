@@ -166,8 +166,10 @@ describe('robots-gate crawl', () => {
     const out = path.join(dir, 'out');
     const list = urlFile(dir, urls);
     const args = ['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '100', '--concurrency', '3', ...resolveArgs(v)];
+    let killedPid = 0;
     const first = await runCli(args, {
       onStart: (child) => {
+        killedPid = child.pid!;
         const poll = setInterval(() => {
           if (pages(v.log).length >= 12) {
             clearInterval(poll);
@@ -187,9 +189,21 @@ describe('robots-gate crawl', () => {
     expect(settled.size).toBeGreaterThanOrEqual(9);
     expect(settled.size).toBeLessThan(urls.length);
 
+    // What a kill mid-write leaves beside a document (the writer's temporary name), and one of a
+    // process still running (this one: another crawl into the same --out), which must be kept.
+    const docDir = path.dirname(path.join(out, fs.readdirSync(out, { recursive: true, encoding: 'utf8' }).find((f) => f.includes('doc'))!));
+    const stale = path.join(docDir, `.~rg-${killedPid}-0123456789abcdef-7.part`);
+    const live = path.join(docDir, `.~rg-${process.pid}-0123456789abcdef-7.part`);
+    fs.writeFileSync(stale, 'half a docu');
+    fs.writeFileSync(live, 'being written');
+
     const second = await runCli([...args, '--resume']);
     expect(second.code).toBe(0);
     expect(second.stderr).toMatch(/resuming: \d+ URLs? already settled/);
+    expect(second.stderr).toMatch(/removed 1 partly written document \(\.~rg-….part\)/);
+    expect(fs.existsSync(stale)).toBe(false);
+    expect(fs.existsSync(live)).toBe(true);
+    fs.rmSync(live);
     const after = openAudit(out);
     try {
       // Every row of the killed run is still there, unchanged.
