@@ -22,6 +22,7 @@
 // page's end does not, for the browser carries the download on without it.
 import { hostKeyOf } from '../fetcher/url.js';
 import { backoffUntil } from '../gate/pace.js';
+import { DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS } from '../gate/options.js';
 import type { Interval } from '../politeness/interval.js';
 import { pacerFor, waitChannel, type Pacer, type Slot, type WaitEvent } from '../politeness/pacer.js';
 import type { Decision } from '../gate/types.js';
@@ -32,16 +33,14 @@ import type { GateOptions, NavigationWait, TakenSlot } from './types.js';
 export interface PacingGate {
   readonly limiter: RateLimiter;
   intervalFor(url: string, decision?: Decision): Interval;
+  /** The end (ms since epoch) of a 429/503 back-off on the gate's terms (RobotsGate.backoffUntil);
+   *  absent: the gate's defaults. */
+  backoffUntil?(retryAfter: string | undefined, endedAt: number): number;
 }
 
 /** A document's slot is given back after this long (ms) whatever happened: a page that streams
  *  its HTML for ever must not stall its host for the run. */
 export const HOLD_MS = 60_000;
-
-/** Back-off after a 429/503 document without a usable Retry-After, and the longest honoured (ms):
- *  the gate's defaults, as robots-gate/crawlee keeps them. */
-const DEFAULT_BACKOFF_MS = 10_000;
-const MAX_BACKOFF_MS = 3_600_000;
 
 interface Held {
   /** The document's key: its networkId, or Fetch's own id until the frame commits it (committed). */
@@ -156,11 +155,11 @@ export class NavigationSlots {
     if (h) this.#drop(key, h, h.url === url ? 0 : Date.now() + 1, h.url === url ? undefined : h.notBefore);
   }
 
-  /** Document `key` was answered 429 or 503: its host is held for `retryAfter` (RFC 9110
-   *  §10.2.3, read strictly; else 10 s, at most an hour) once its response has ended. */
-  backoff(key: string, retryAfter: string | undefined): void {
+  /** Document `key` was answered 429 or 503: no request to its host before `until` (ms since
+   *  epoch; NavigationPace.backoff reads it off the response) once its response has ended. */
+  backoff(key: string, until: number): void {
     const h = this.#held.get(key);
-    if (h) h.notBefore = backoffUntil(retryAfter, Date.now() + 1, DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS);
+    if (h) h.notBefore = until;
   }
 
   /** Document `key`'s response has ended (now): its host's interval runs from here. */
@@ -301,6 +300,9 @@ export function navigationSlots(limiter: RateLimiter): NavigationSlots {
 export interface NavigationPace {
   readonly slots: NavigationSlots;
   interval(url: string, decision?: Decision): Interval;
+  /** Document `key`'s response (now) was a 429 or 503 with `retryAfter`: its host backs off on the
+   *  gate's terms (RFC 9110 §10.2.3, read strictly; else its `defaultBackoffMs`, at most its `maxBackoffMs`). */
+  backoff(key: string, retryAfter: string | undefined): void;
   /** Holds document `key` at `url` (frame `frameId`, allowed by `decision`) as NavigationSlots.hold
    *  does, unless the caller serves it itself (GateOptions.heldSlots.served: nothing to hold); in
    *  the slot the caller took for it (`taken`), or under the caller's lease on the host when it
@@ -317,9 +319,13 @@ export function navigationPace(gate: Partial<PacingGate>, politeness: boolean | 
   const g = gate as PacingGate;
   const slots = navigationSlots(g.limiter);
   const interval = (url: string, decision?: Decision) => g.intervalFor(url, decision);
+  // Date.now() rounds down: +1 so the back-off is never counted from before the real end.
+  const until = (retryAfter: string | undefined, endedAt: number) =>
+    g.backoffUntil ? g.backoffUntil(retryAfter, endedAt) : backoffUntil(retryAfter, endedAt, DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS);
   return {
     slots,
     interval,
+    backoff: (key, retryAfter) => slots.backoff(key, until(retryAfter, Date.now() + 1)),
     hold: async (key, frameId, url, signal, decision) => {
       if (held?.served?.(url)) return null;
       return slots.hold(key, frameId, url, () => interval(url, decision), signal, held?.lease?.(new URL(url).host), held?.taken?.(url));

@@ -124,7 +124,7 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
       if (pace && e.resourceType === 'Document') {
         const key = e.networkId ?? e.requestId;
         const status = e.responseStatusCode;
-        if (status === 429 || status === 503) pace.slots.backoff(key, e.responseHeaders?.find((h) => h.name.toLowerCase() === 'retry-after')?.value);
+        if (status === 429 || status === 503) pace.backoff(key, e.responseHeaders?.find((h) => h.name.toLowerCase() === 'retry-after')?.value);
         if (e.responseErrorReason !== undefined || NO_BODY.has(status!)) pace.slots.end(key);
       }
       return void withoutSpeculationRules(channel, e);

@@ -21,6 +21,9 @@ export interface BrowserGate {
   /** The interval (ms) for `url`'s host now (Crawl-delay, floor with jitter, override);
    *  `decision`: the one just made for `url`, for terms read from it. */
   intervalFor?(url: string, decision?: Decision): Interval;
+  /** The end (ms since epoch) of the back-off after a 429/503 navigation, on the gate's terms
+   *  (`defaultBackoffMs`, `maxBackoffMs`); absent: the gate's defaults (10 s, at most an hour). */
+  backoffUntil?(retryAfter: string | undefined, endedAt: number): number;
 }
 
 /** A host's slot a caller took itself for a navigation it is about to make (see

@@ -6,11 +6,8 @@ import type { Purpose } from '../usage/index.js';
 import type { CrawlStats } from './attempt-log.js';
 import type { CrawlGate, DocumentTransport } from './types.js';
 
-/** CrawlJob's back-off after a 429/503 without a usable Retry-After (ms): also what a resumed
- *  run reads a stopped run's back-off by. */
-export const DEFAULT_BACKOFF_MS = 10_000;
-/** CrawlJob's longest Retry-After honoured (ms). */
-export const MAX_BACKOFF_MS = 3_600_000;
+// CrawlJob's back-off terms are the gate's defaults; a resumed run reads a stopped run's back-off by them.
+export { DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS } from '../gate/options.js';
 
 export interface CrawlJobOptions {
   readonly gate: CrawlGate;

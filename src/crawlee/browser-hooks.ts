@@ -91,6 +91,7 @@ export function browserHooks(
     userAgent: gate.userAgent,
     limiter: o.navigations.limiter,
     intervalFor: (url, decision) => o.navigations.intervalFor(url, decision),
+    backoffUntil: (retryAfter, endedAt) => gate.backoffUntil(retryAfter, endedAt),
   };
 
   const open = async (page: PageLike): Promise<PageState> => {

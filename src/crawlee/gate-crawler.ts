@@ -218,6 +218,7 @@ export function gateCrawler(crawler: object, gate: RobotsGate, options: GateCraw
       takeSlot,
       record,
       userAgent: gate.userAgent,
+      backoffUntil: (retryAfter, endedAt) => gate.backoffUntil(retryAfter, endedAt),
       ...(typeof c.navigationTimeoutMillis === 'number' ? { giveUpAfterMs: c.navigationTimeoutMillis } : {}),
     });
   }

@@ -5,6 +5,7 @@
 import type { BaseHttpClient, BaseHttpResponseData, HttpRequest, HttpResponse, RedirectHandler, StreamingHttpResponse } from 'crawlee';
 import { RobotsBlockedError, TooManyRedirectsError } from '../gate/errors.js';
 import { backoffUntil } from '../gate/pace.js';
+import { DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS } from '../gate/options.js';
 import type { Decision } from '../gate/types.js';
 import type { Attempt } from './attempts.js';
 import type { Slot, TakeSlot } from './pace.js';
@@ -22,12 +23,12 @@ export interface HopGate {
    *  HttpCrawler's navigation timeout), counted from the first hop: a wait for a host's slot ends
    *  then, so a request the crawler has abandoned is never sent. Absent: waits as long as it takes. */
   giveUpAfterMs?: number;
+  /** The end (ms since epoch) of the back-off after a 429/503 that ended at `endedAt`
+   *  (RobotsGate.backoffUntil: the gate's terms). Absent: the gate's defaults. */
+  backoffUntil?: (retryAfter: string | undefined, endedAt: number) => number;
 }
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
-/** The gate's defaults (`defaultBackoffMs`, `maxBackoffMs`), ms. */
-const DEFAULT_BACKOFF_MS = 10_000;
-const MAX_BACKOFF_MS = 3_600_000;
 
 /** Hop-relative facts kept between hops. */
 interface Chain {
@@ -180,7 +181,8 @@ export class GatedHttpClient implements BaseHttpClient {
       const status = res.statusCode;
       const endMs = Date.now();
       // A 429 or 503 holds the host for its Retry-After (else a default back-off), as every door does.
-      const hold = status === 429 || status === 503 ? backoffUntil(header(res.headers as Record<string, unknown>, 'retry-after'), endMs, DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS) : undefined;
+      const retryAfter = status === 429 || status === 503 ? header(res.headers as Record<string, unknown>, 'retry-after') : undefined;
+      const hold = status !== 429 && status !== 503 ? undefined : this.g.backoffUntil ? this.g.backoffUntil(retryAfter, endMs) : backoffUntil(retryAfter, endMs, DEFAULT_BACKOFF_MS, MAX_BACKOFF_MS);
       slot?.release(endMs, hold);
       const failed = status >= 500 || status === 429;
       this.g.record?.({

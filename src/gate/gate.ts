@@ -16,6 +16,7 @@ import { GateClosedError, RobotsBlockedError } from './errors.js';
 import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
 import { gateInterceptor } from './interceptor.js';
 import { GatePoliteness, hostOnly, type GateDoor } from './politeness.js';
+import { backoffUntil } from './pace.js';
 import { checkOptionNames, resolveOptions, type ResolvedOptions, type RobotsGateOptions } from './options.js';
 import { OriginCache } from './origin-cache.js';
 import { RedirectTargets } from './redirect-targets.js';
@@ -285,6 +286,17 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
   intervalFor(url: string | URL): Interval {
     const u = parseHttpUrl(url);
     return this.#pol.interval(u.origin, u.hostname);
+  }
+
+  /**
+   * When a host may next be sent a request after a response from it with status 429 or 503 ended
+   * at `endedAt` (ms since epoch), on this gate's terms: its Retry-After (RFC 9110 §10.2.3, seconds
+   * or an HTTP-date, read strictly), else `defaultBackoffMs`; at most `maxBackoffMs`. For a door
+   * outside the gate that releases the host's slot itself (robots-gate/browser, robots-gate/crawlee),
+   * so a back-off is the same wherever the 503 came in. @returns ms since epoch.
+   */
+  backoffUntil(retryAfter: string | undefined, endedAt: number): number {
+    return backoffUntil(retryAfter, endedAt, this.#o.defaultBackoffMs, this.#o.maxBackoffMs);
   }
 
   /** Has `host` had an overridden decision in this run (or, with a shared store, in the fleet)?

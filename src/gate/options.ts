@@ -5,6 +5,12 @@ import type { PolicyStore, RateLimiter } from '../stores/types.js';
 import { MAX_TIMEOUT_MS } from '../fetcher/robots-fetcher.js';
 import { InvalidOptionError } from './errors.js';
 
+
+/** The back-off after a 429/503 without a usable Retry-After (ms), and the longest honoured (ms):
+ *  the gate's defaults, and the crawl's. */
+export const DEFAULT_BACKOFF_MS = 10_000;
+export const MAX_BACKOFF_MS = 3_600_000;
+
 export interface RobotsGateOptions {
   /** Required. The exact User-Agent header of every request the gate makes or lets through (the
    *  robots.txt fetch included). Unless productToken is given, rules are matched against its product
@@ -235,8 +241,8 @@ export function resolveOptions(o: RobotsGateOptions): ResolvedOptions {
     jitter: count('jitter', o.jitter, 0.2, 0, 1),
     maxCrawlDelayMs: count('maxCrawlDelayMs', o.maxCrawlDelayMs, 60_000),
     clampCrawlDelay: flag('clampCrawlDelay', o.clampCrawlDelay, false),
-    defaultBackoffMs: count('defaultBackoffMs', o.defaultBackoffMs, 10_000),
-    maxBackoffMs: count('maxBackoffMs', o.maxBackoffMs, 3_600_000),
+    defaultBackoffMs: count('defaultBackoffMs', o.defaultBackoffMs, DEFAULT_BACKOFF_MS),
+    maxBackoffMs: count('maxBackoffMs', o.maxBackoffMs, MAX_BACKOFF_MS),
     politeness: flag('politeness', o.politeness, true),
   };
 }

@@ -9,7 +9,7 @@ import { RobotsGate } from '../../src/gate/index.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
 import { launchChromium, newGatedContext, whenGuarded, type GatedRequest, type GateHandle } from '../../src/browser/index.js';
 import { connectChromium } from './fixtures.js';
-import { downloaded, expectOneInterval, gap, INTERVAL_MS, RETRY_AFTER_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
+import { BARE_BACKOFF_MS, downloaded, expectOneInterval, gap, INTERVAL_MS, RETRY_AFTER_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
 
 const UA = 'PaceTestBot/1.0 (+https://example.test/bot)';
 
@@ -114,6 +114,24 @@ describe.each(modes)('%s', (_mode, open) => {
       expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
       // Not held until the 60 s backstop, nor until a later event.
       expect(g).toBeLessThan(1.8 * INTERVAL_MS);
+    } finally {
+      await context.close();
+      await gate.close();
+    }
+  });
+
+  test("a 503 navigation without Retry-After backs its host off for the gate's defaultBackoffMs", async () => {
+    const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0, limiter: new MemoryRateLimiter(), defaultBackoffMs: BARE_BACKOFF_MS });
+    const { context } = await newGatedContext(browser, gate);
+    try {
+      const page = await context.newPage();
+      await whenGuarded(page);
+      expect((await page.goto(h.url(h.a, '/busy-bare')))?.status()).toBe(503);
+      await page.goto(h.url(h.a, '/two'));
+      const g = gap(h.hits(h.a, '/busy-bare')[0], h.hits(h.a, '/two')[0]);
+      expect(g).toBeGreaterThanOrEqual(BARE_BACKOFF_MS - SLACK_MS);
+      // The gate's terms, not a fixed 10 s.
+      expect(g).toBeLessThan(BARE_BACKOFF_MS + 0.8 * INTERVAL_MS);
     } finally {
       await context.close();
       await gate.close();

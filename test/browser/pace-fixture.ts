@@ -7,6 +7,8 @@ import { startVirtualHosts, type LoggedRequest, type VirtualHosts } from '../hel
 const H = '127.0.0.1';
 /** Crawl-delay: 1 (s), the interval each host asks for. */
 export const INTERVAL_MS = 1_000;
+/** A gate's `defaultBackoffMs` for /busy-bare (a 503 without Retry-After): far from the 10 s default. */
+export const BARE_BACKOFF_MS = 1_500;
 /** The `Retry-After` of /busy (ms). */
 export const RETRY_AFTER_MS = 3_000;
 /** How long (ms) /download takes to send its attachment: longer than the interval. */
@@ -30,6 +32,8 @@ function host(redirectTo?: () => string) {
     if (path === '/go' && redirectTo) return void res.writeHead(302, { location: redirectTo() }).end();
     // Busy: come back in 3 s (Retry-After, seconds), with a page saying so.
     if (path === '/busy') return void res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '3' }).end('<!doctype html><p>busy</p>');
+    // Busy without saying for how long: the gate's defaultBackoffMs applies.
+    if (path === '/busy-bare') return void res.writeHead(503, { 'content-type': 'text/html' }).end('<!doctype html><p>busy</p>');
     // A same-host iframe: its document waits for the host's slot that the page's own holds.
     if (path === '/framed') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>framed</title><iframe src="/inner"></iframe>');
     // An attachment sent slowly: the navigation becomes a download that outlasts the interval.

@@ -19,6 +19,8 @@ beforeAll(async () => {
   v = await startVirtualHosts({
     [H]: (req, res) => {
       if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+      // Busy without saying for how long: the gate's defaultBackoffMs applies.
+      if (req.url === '/busy-bare') return void res.writeHead(503, { 'content-type': 'text/html' }).end('<p>busy</p>');
       if (req.url === '/plain.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(200_000));
       res.writeHead(200, { 'content-type': 'text/html' }).end('<p>page</p>');
     },
@@ -79,6 +81,31 @@ test('a request given up while it waits for its slot never reaches the server', 
     // What was sent, was sent while the crawler still waited for it.
     expect(pages.filter((r) => r.startedAt > ended).map((r) => r.path)).toEqual([]);
     expect(pages.length).toBe(4 - failed.length);
+  } finally {
+    await gate.close();
+  }
+}, 60_000);
+
+test("a 503 without Retry-After backs the host off for the gate's defaultBackoffMs, not a fixed 10 s", async () => {
+  const BACKOFF_MS = 1_500;
+  const gate = new RobotsGate({ userAgent: 'BackoffBot/1.0', minIntervalMs: INTERVAL_MS, jitter: 0, defaultBackoffMs: BACKOFF_MS });
+  const crawler = new CheerioCrawler(
+    {
+      maxConcurrency: 1,
+      maxRequestRetries: 0,
+      requestHandler: async () => {},
+      failedRequestHandler: async () => {},
+    },
+    new Configuration({ persistStorage: false, purgeOnStart: true }),
+  );
+  gateCrawler(crawler, gate);
+  try {
+    await crawler.run([`${v.origin(H)}/busy-bare`, `${v.origin(H)}/after.html`]);
+    const busy = v.requests(H, '/busy-bare')[0]!;
+    const after = v.requests(H, '/after.html')[0]!;
+    const g = after.startedAt - busy.endedAt!;
+    expect(g).toBeGreaterThanOrEqual(BACKOFF_MS - 5);
+    expect(g).toBeLessThan(BACKOFF_MS + 1_500);
   } finally {
     await gate.close();
   }

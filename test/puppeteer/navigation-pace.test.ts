@@ -9,7 +9,7 @@ import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../../src/browser/index.js';
 import { RobotsGate } from '../../src/gate/index.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
 import { gateBrowser } from '../../src/puppeteer/index.js';
-import { downloaded, expectOneInterval, gap, INTERVAL_MS, SLACK_MS, startPacedHosts, type PacedHosts } from '../browser/pace-fixture.js';
+import { BARE_BACKOFF_MS, downloaded, expectOneInterval, gap, INTERVAL_MS, SLACK_MS, startPacedHosts, type PacedHosts } from '../browser/pace-fixture.js';
 
 const UA = 'PaceTestBot/1.0 (+https://example.test/bot)';
 const paceGate = () => new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0, limiter: new MemoryRateLimiter() });
@@ -43,6 +43,25 @@ test('two navigations to one host keep its Crawl-delay; the first waits its inte
     expect(gap(h.hits(h.b, '/robots.txt')[0], h.hits(h.b, '/landing')[0])).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
     // Subresources are gated and counted, not spaced.
     expect(gap(h.hits(h.a, '/one')[0], h.hits(h.a, '/s.css')[0])).toBeLessThan(INTERVAL_MS);
+  } finally {
+    await handle.dispose();
+    await context.close();
+    await gate.close();
+  }
+});
+
+test("a 503 navigation without Retry-After backs its host off for the gate's defaultBackoffMs", async () => {
+  const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0, limiter: new MemoryRateLimiter(), defaultBackoffMs: BARE_BACKOFF_MS });
+  const context = await browser.createBrowserContext();
+  const handle = await gateBrowser(browser, gate);
+  try {
+    const page = await context.newPage();
+    expect((await page.goto(h.url(h.a, '/busy-bare')))?.status()).toBe(503);
+    await page.goto(h.url(h.a, '/two'));
+    const g = gap(h.hits(h.a, '/busy-bare')[0], h.hits(h.a, '/two')[0]);
+    expect(g).toBeGreaterThanOrEqual(BARE_BACKOFF_MS - SLACK_MS);
+    // The gate's terms, not a fixed 10 s.
+    expect(g).toBeLessThan(BARE_BACKOFF_MS + 0.8 * INTERVAL_MS);
   } finally {
     await handle.dispose();
     await context.close();
