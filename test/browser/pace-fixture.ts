@@ -98,3 +98,11 @@ export function expectOneInterval(g: number): void {
   expect(g).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
   expect(g).toBeLessThan(1.8 * INTERVAL_MS);
 }
+
+/** /two, after /busy-bare's 503 without Retry-After, waited the gate's defaultBackoffMs
+ *  (BARE_BACKOFF_MS), not the 10 s default. */
+export function expectBareBackoff(h: PacedHosts): void {
+  const g = gap(h.hits(h.a, '/busy-bare')[0], h.hits(h.a, '/two')[0]);
+  expect(g).toBeGreaterThanOrEqual(BARE_BACKOFF_MS - SLACK_MS);
+  expect(g).toBeLessThan(BARE_BACKOFF_MS + 0.8 * INTERVAL_MS);
+}
