@@ -9,9 +9,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryPolicyStore, RobotsGate } from '../dist/index.js';
 import { MemoryFrontier } from '../dist/politeness/index.js';
+import { SHARED_CORPUS } from './corpus/shared.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const shared = process.env.ROBOTS_CORPUS ?? path.join(here, '..', '..', '..', 'shared', 'corpus', 'robots');
+const shared = SHARED_CORPUS;
 const dir = existsSync(shared) ? shared : path.join(here, 'corpus', 'robots');
 const HOSTS = 100_000;
 const PER_HOST = 10;

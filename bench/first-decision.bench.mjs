@@ -14,11 +14,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import robotsParser from 'robots-parser';
 import { parseRobotsTxt } from '../dist/parser/index.js';
+import { SHARED_CORPUS } from './corpus/shared.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const corpora = [
   ['committed sample', path.join(here, 'corpus', 'robots')],
-  ['shared corpus', process.env.ROBOTS_CORPUS ?? path.join(here, '..', '..', '..', 'shared', 'corpus', 'robots')],
+  ['shared corpus', SHARED_CORPUS],
 ];
 const ROBOTS_URL = 'https://example.com/robots.txt';
 const UA = 'Googlebot';

@@ -10,11 +10,12 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import robotsParser from 'robots-parser';
 import { MemoryPolicyStore, RobotsGate } from '../dist/index.js';
+import { SHARED_CORPUS } from './corpus/shared.mjs';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');
 const here = path.dirname(fileURLToPath(import.meta.url));
-const shared = process.env.ROBOTS_CORPUS ?? path.join(here, '..', '..', '..', 'shared', 'corpus', 'robots');
+const shared = SHARED_CORPUS;
 const dir = existsSync(shared) ? shared : path.join(here, 'corpus', 'robots');
 const ORIGINS = 10_000;
 const WARM_ORIGINS = 1_000;
