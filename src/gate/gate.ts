@@ -290,13 +290,18 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
 
   /**
    * When a host may next be sent a request after a response from it with status 429 or 503 ended
-   * at `endedAt` (ms since epoch), on this gate's terms: its Retry-After (RFC 9110 §10.2.3, seconds
-   * or an HTTP-date, read strictly), else `defaultBackoffMs`; at most `maxBackoffMs`. For a door
-   * outside the gate that releases the host's slot itself (robots-gate/browser, robots-gate/crawlee),
-   * so a back-off is the same wherever the 503 came in. @returns ms since epoch.
+   * at `endedAt` (ms since epoch, default now), on this gate's terms: its Retry-After (RFC 9110
+   * §10.2.3, seconds or an HTTP-date, read strictly), else `defaultBackoffMs`; at most
+   * `maxBackoffMs`. For a door outside the gate that releases the host's slot itself
+   * (robots-gate/browser, robots-gate/crawlee), so a back-off is the same wherever the 503 came in.
+   * @param retryAfter the header's value as `headers.get()` gives it (null when absent) or as Node
+   *   gives it (a list: the first); anything else is no usable value.
+   * @returns ms since epoch. @throws TypeError when `endedAt` is not a finite number.
    */
-  backoffUntil(retryAfter: string | undefined, endedAt: number): number {
-    return backoffUntil(retryAfter, endedAt, this.#o.defaultBackoffMs, this.#o.maxBackoffMs);
+  backoffUntil(retryAfter: string | readonly string[] | null | undefined, endedAt: number = Date.now()): number {
+    if (!Number.isFinite(endedAt)) throw new TypeError(`backoffUntil: endedAt must be ms since the epoch, got ${String(endedAt)}`);
+    const value = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+    return backoffUntil(typeof value === 'string' ? value : undefined, endedAt, this.#o.defaultBackoffMs, this.#o.maxBackoffMs);
   }
 
   /** Has `host` had an overridden decision in this run (or, with a shared store, in the fleet)?

@@ -23,6 +23,7 @@ beforeAll(async () => {
   vh = await startVirtualHosts({
     'prox.test': site('User-agent: *\nDisallow: /private\n'),
     'mix.test': site('User-agent: *\nAllow: /\n'),
+    'viaproxy.test': site('User-agent: *\nAllow: /\n'),
     'fleet.test': site('User-agent: *\nAllow: /\n'),
   });
 });
@@ -92,6 +93,27 @@ describe('robots.txt goes the way the requests go', () => {
     } finally {
       await dispatcher.close();
       await gate.close();
+      await proxy.close();
+    }
+  });
+
+  it("README's shape: one ProxyAgent as the gate's dispatcher and under the interceptor; a gate.check() first loads robots.txt through it", async () => {
+    const proxy = await forwardProxy(vh.port);
+    // Only the proxy reaches viaproxy.test: the name resolves nowhere from here.
+    const agent = new ProxyAgent({ uri: proxy.url, proxyTunnel: false });
+    const gate = new RobotsGate({ userAgent: UA, dispatcher: agent, minIntervalMs: 100, jitter: 0, limiter: new MemoryRateLimiter() });
+    const dispatcher = agent.compose(gate.interceptor());
+    const origin = `http://viaproxy.test:${vh.port}`;
+    try {
+      expect(await gate.check(`${origin}/a`)).toMatchObject({ allowed: true, reason: 'allowed-by-rule' });
+      const res = await undiciFetch(`${origin}/a`, { dispatcher });
+      expect(res.status).toBe(200);
+      await res.text();
+      // Plain forwarding (no CONNECT): the proxy saw both, robots.txt first.
+      expect(proxy.forwarded).toEqual([`GET ${origin}/robots.txt`, `GET ${origin}/a`]);
+    } finally {
+      await gate.close();
+      await agent.close();
       await proxy.close();
     }
   });
