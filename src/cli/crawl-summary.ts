@@ -8,7 +8,7 @@ function why(h: HostStats, urls: number): string {
   if (h.skippedBecause) return `skipped: ${h.skippedBecause}`;
   if (h.maxIntervalReason === 'crawl-delay') return `Crawl-delay ${h.crawlDelaySeconds} s`;
   if (h.maxIntervalReason === 'override') return 'under override';
-  if (h.maxIntervalReason === 'backoff') return 'backed off (429/503, Retry-After)';
+  if (h.maxIntervalReason === 'backoff') return 'backed off (429/503)';
   if (h.maxIntervalReason === 'floor') return 'the --min-interval floor';
   // No interval between requests: what time there is, is the server's answering.
   if (urls === 1) return "one request: the server's response time";

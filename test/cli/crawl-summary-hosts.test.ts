@@ -72,6 +72,6 @@ describe('crawl summary, slowest hosts', () => {
     expect(time).toMatch(/^\d+\.\d s$/);
     expect(parseFloat(time!)).toBeGreaterThanOrEqual(1);
     expect(Number(interval!.replace(/ ms$/, ''))).toBeGreaterThanOrEqual(1000);
-    expect(why).toBe('backed off (429/503, Retry-After)');
+    expect(why).toBe('backed off (429/503)');
   });
 });

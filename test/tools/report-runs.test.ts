@@ -43,7 +43,7 @@ describe('report over two runs', () => {
     const html = readFileSync(out, 'utf8');
     const totals = html.slice(html.indexOf('id="totals"'), html.indexOf('<h2>Hosts'));
     // 5 URLs decided, 1 blocked: 4 requests sent.
-    expect(totals).toContain('<b>4</b><span>requests sent</span>');
+    expect(totals).toContain('<b>4</b><span>requests sent (robots.txt aside)</span>');
     expect(totals).toContain('<b>1</b><span>blocked by robots.txt (not sent)</span>');
     // The crawl's summary said "skipped 2": the two input lines that were not URLs.
     expect(totals).toContain('<b>2</b><span>skipped (2 of them input lines that are not URLs)</span>');

@@ -23,7 +23,7 @@ describe('report', () => {
     const html = buildReportHtml(loadCrawlRecord(dir), { title: 'fixture crawl', generatedAtMs: 0 });
     const totals = html.slice(html.indexOf('id="totals"'), html.indexOf('<h2>Hosts'));
     // Requests sent leave out blocked URLs, for which nothing was sent.
-    expect(totals).toContain('<b>7</b><span>requests sent</span>');
+    expect(totals).toContain('<b>7</b><span>requests sent (robots.txt aside)</span>');
     // Each URL once, by what it settled as: news.example/world's 503 was retried and fetched.
     expect(totals).toContain('<b>9</b><span>URLs decided</span>');
     expect(totals).toContain('<b>3</b><span>blocked by robots.txt (not sent)</span>');
@@ -64,7 +64,9 @@ describe('report', () => {
     expect(html).not.toContain('id="host-"');
     expect(html.match(/<tr><td class="host"><a href="#host-/g)).toHaveLength(2);
     expect(html).toContain('<b>2</b><span>hosts</span>');
-    expect(html).toContain('<b>2</b><span>lines that were not URLs</span>');
+    // Counted once, in the skipped card, not in a card of their own too.
+    expect(html).toContain('<b>2</b><span>skipped (2 of them input lines that are not URLs)</span>');
+    expect(html).not.toContain('<span>lines that were not URLs</span>');
     const section = html.slice(html.indexOf('id="not-urls"'), html.indexOf('</section>', html.indexOf('id="not-urls"')));
     expect(section).toContain('<h2>Lines that were not URLs: 2</h2>');
     expect(section).toContain('<td class="url mono">not a url at all</td><td class="nw">invalid-url</td>');
