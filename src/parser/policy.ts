@@ -171,9 +171,8 @@ function flatCopy(parts: string[]): string {
   return JSON.parse(JSON.stringify(parts.length === 1 ? parts[0]! : parts.join('')));
 }
 
-/** RFC 9309 §2.2.2: "/robots.txt" is implicitly allowed. */
+/** RFC 9309 §2.2.2: "The /robots.txt URI is implicitly allowed": that URI, not one with a query
+ *  (`/robots.txt?x` is another resource, which the rules decide). */
 function isRobotsTxtPath(text: string, start: number, end: number): boolean {
-  const len = 11; // '/robots.txt'.length
-  if (end - start < len || !text.startsWith('/robots.txt', start)) return false;
-  return end - start === len || text.charCodeAt(start + len) === 63 /* ? */;
+  return end - start === 11 && text.startsWith('/robots.txt', start);
 }

@@ -28,7 +28,8 @@ describe('rules', () => {
     const r = parseRobotsTxt('User-agent: *\nDisallow: /\n');
     expect(r.check('/robots.txt', 'Bot')).toMatchObject({ allowed: true, rule: null });
     expect(r.isAllowed('https://example.com/robots.txt', 'Bot')).toBe(true);
-    expect(r.isAllowed('/robots.txt?x=1', 'Bot')).toBe(true);
+    // That URI alone (§2.2.2): with a query it is another resource, decided by the rules.
+    expect(r.check('/robots.txt?x=1', 'Bot')).toMatchObject({ allowed: false, rule: { type: 'disallow', line: 2 } });
     expect(r.isAllowed('/robots.txt.bak', 'Bot')).toBe(false);
   });
 
