@@ -9,13 +9,18 @@ import type { AttemptRow, AuditSink, PolicyChangeRow, PolicyRow, RunEndRow, RunR
 export class JsonlAuditSink implements AuditSink {
   private fd: number | undefined;
   private readonly policies = new Set<string>();
+  /** The file ends inside a line (a run stopped by a full disk, or this one's write that failed):
+   *  the next row starts on a line of its own, so the torn one is lost alone, not the row after it. */
+  private torn = false;
 
   constructor(readonly path: string) {
     try {
-      this.fd = fs.openSync(path, 'a');
+      // a+: read back the last byte (endsInsideLine); writes still go to the end.
+      this.fd = fs.openSync(path, 'a+');
     } catch (err) {
       throw auditWriteError(err, path, 'open the JSONL audit');
     }
+    this.torn = endsInsideLine(this.fd);
   }
 
   recordAttempt(row: AttemptRow): void {
@@ -49,12 +54,28 @@ export class JsonlAuditSink implements AuditSink {
 
   private line(obj: object): void {
     if (this.fd === undefined) return;
-    const buf = Buffer.from(JSON.stringify(obj) + '\n');
+    const buf = Buffer.from((this.torn ? '\n' : '') + JSON.stringify(obj) + '\n');
+    let off = 0;
     try {
-      let off = 0;
       while (off < buf.length) off += fs.writeSync(this.fd, buf, off);
+      this.torn = false;
     } catch (err) {
+      if (off > 0) this.torn = true;
       throw auditWriteError(err, this.path, 'write the JSONL audit to');
     }
+  }
+}
+
+/** Does the regular file open at `fd` end without a newline? (Not a FIFO or a device: nothing to read back.) */
+function endsInsideLine(fd: number): boolean {
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size === 0) return false;
+    const last = Buffer.alloc(1);
+    fs.readSync(fd, last, 0, 1, st.size - 1);
+    return last[0] !== 10;
+  } catch {
+    // Unreadable as it stands: assume whole lines.
+    return false;
   }
 }

@@ -195,6 +195,27 @@ describe('JSONL audit', () => {
     expect(lines[1].url).toBe('http://a.test/x');
   });
 
+  it('a file a full disk left ending mid-line: the next run\'s rows start on a line of their own', () => {
+    const file = path.join(tmp(), 'a.jsonl');
+    const whole = JSON.stringify({ type: 'run', runId: 'r1' });
+    fs.writeFileSync(file, `${whole}\n{"type":"attempt","url":"http://a.te`);
+    const sink = new JsonlAuditSink(file);
+    sink.recordRun({ runId: 'r2', startedAt: 't', userAgent: 'Bot/1.0', productToken: 'Bot', options: {} } as never);
+    sink.recordAttempt(row({}));
+    sink.close();
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    expect(lines[0]).toBe(whole);
+    expect(lines[1]).toBe('{"type":"attempt","url":"http://a.te');
+    expect(JSON.parse(lines[2]!)).toMatchObject({ type: 'run', runId: 'r2' });
+    expect(JSON.parse(lines[3]!)).toMatchObject({ type: 'attempt' });
+    expect(lines[4]).toBe('');
+    // A file that ends on a whole line gets no blank line.
+    const sink2 = new JsonlAuditSink(file);
+    sink2.recordAttempt(row({}));
+    sink2.close();
+    expect(fs.readFileSync(file, 'utf8').split('\n').filter((l) => l === '')).toEqual(['']);
+  });
+
   it('a full disk (/dev/full) is a disk-full AuditWriteError', () => {
     if (!fs.existsSync('/dev/full')) return;
     const sink = new JsonlAuditSink('/dev/full');
