@@ -236,8 +236,9 @@ export function hopRow(
     truncated: boolean;
     saveError: unknown;
     usage?: { usage: UsageVerdict; keep: boolean };
-    /** The interval the request was sent under, when the frontier spaced it by none (a host's
-     *  first request of the run, kept from its robots.txt request by the limiter). */
+    /** The interval the request was sent under, as asked of the limiter: the frontier's, raised
+     *  to the policy its decision was made on (a Crawl-delay learned at a refetch, an override).
+     *  After a back-off the frontier's figure stands: it is the back-off's length. */
     interval?: { ms: number; reason: WaitReason };
   },
 aborted: boolean,
@@ -272,8 +273,8 @@ aborted: boolean,
     savedPath: x.saved?.savedPath ?? null,
     parentUrl: via.parentUrl,
     kind: via.kind,
-    waitReason: first ? (t.waitReason ?? x.interval?.reason ?? null) : null,
-    intervalMs: first ? (t.intervalMs ?? x.interval?.ms ?? null) : null,
+    waitReason: first ? (t.waitReason === 'backoff' ? t.waitReason : (x.interval?.reason ?? t.waitReason ?? null)) : null,
+    intervalMs: first ? (t.waitReason === 'backoff' ? (t.intervalMs ?? null) : (x.interval?.ms ?? t.intervalMs ?? null)) : null,
     error: hop.error ? `${hop.error.code}: ${hop.error.message}` : x.saveError !== undefined ? errText(x.saveError) : null,
     attempt: t.item.attempt,
     // An aborted or retried attempt does not settle its URL; --resume will try it again.

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { site, type VirtualHosts } from '../helpers/hosts.js';
 import { runCli } from './run-cli.js';
 import { crawlFixture } from './crawl-fixture.js';
+import { openAudit } from '../../src/audit/reader.js';
 
 const { tmp, hosts, resolveArgs } = crawlFixture('rg-robots-gap-');
 const UA = 'GapBot/1.0';
@@ -58,6 +59,36 @@ describe('robots.txt requests in a crawl keep the host interval', () => {
     const seen = v.requests('short.test').slice().sort((a, b) => a.startedAt - b.startedAt).map((q) => q.path);
     expect(seen).toEqual(['/robots.txt', '/a', '/robots.txt', '/b', '/robots.txt', '/c']);
     for (const s of gapsOf(v, 'short.test')) expect([s.path, s.gap >= 1000]).toEqual([s.path, true]);
+  });
+
+  it('a Crawl-delay raised at a --recheck-after refetch: the next page waits it, and its row says so beside the new policy', async () => {
+    let robotsServed = 0;
+    const v = await hosts({
+      'rise.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nCrawl-delay: ${++robotsServed === 1 ? 1 : 2}\n`);
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`page ${req.url}`);
+      },
+    });
+    const dir = tmp();
+    const out = path.join(dir, 'out');
+    const urls = ['/p1', '/p2'].map((p) => v.origin('rise.test') + p);
+    const r = await runCli(['crawl', list(dir, 'urls.txt', urls), '--user-agent', UA, '--out', out, '--min-interval', '100', '--recheck-after', '500', ...resolveArgs(v)]);
+    expect(r.code, r.stderr).toBe(0);
+    const seen = gapsOf(v, 'rise.test');
+    expect(seen.map((s) => s.path)).toEqual(['/p1', '/robots.txt', '/p2']);
+    expect(seen[2]!.gap).toBeGreaterThanOrEqual(2_000);
+    const audit = openAudit(out);
+    try {
+      const rows = audit.attempts().filter((a) => a.kind === 'page');
+      const bodies = new Map(audit.policies().map((p) => [p.sha256, p.body]));
+      // Each row's interval is the one its own stamped policy asks for.
+      expect(rows.map((a) => [new URL(a.url).pathname, a.intervalMs, a.waitReason, bodies.get(a.policySha256!)?.match(/Crawl-delay: \d/)?.[0]])).toEqual([
+        ['/p1', 1_000, 'crawl-delay', 'Crawl-delay: 1'],
+        ['/p2', 2_000, 'crawl-delay', 'Crawl-delay: 2'],
+      ]);
+    } finally {
+      audit.close();
+    }
   });
 
   for (const order of ['from first', 'to first']) {
