@@ -9,6 +9,11 @@ import type { AttemptOutcome, PolicyChangeRow, PolicyRow } from './types.js';
 export type { StoredAttempt, StoredPolicyChange, RunSummary, HostSummary, AttemptFilter, PolicyVersion, TimelineEntry, AuditReader } from './read-types.js';
 import type { StoredAttempt, StoredPolicyChange, RunSummary, HostSummary, AttemptFilter, PolicyVersion, TimelineEntry, AuditReader, LastPolicy, LastBackoff } from './read-types.js';
 
+/** A row's outcome as the summaries count it: a response received whose document could not be
+ *  saved (reason save-failed: a full disk) is an error there, as the run's end counts it, not a
+ *  fetch; the row itself keeps `fetched`, what happened on the wire. */
+const COUNTED_OUTCOME = "CASE WHEN reason = 'save-failed' THEN 'error' ELSE outcome END";
+
 /** Thrown when DIR holds no audit file, or one cannot be read. code `ERR_AUDIT_READ`. */
 export class AuditReadError extends Error {
   readonly code = 'ERR_AUDIT_READ';
@@ -113,7 +118,7 @@ class MergedAudit implements AuditReader {
         ended_at: string;
         status: RunSummary['status'];
       }[];
-      const counts = db.prepare('SELECT run_id, outcome, COUNT(*) AS n FROM attempts GROUP BY run_id, outcome').all() as {
+      const counts = db.prepare(`SELECT run_id, ${COUNTED_OUTCOME} AS outcome, COUNT(*) AS n FROM attempts GROUP BY 1, 2`).all() as {
         run_id: string;
         outcome: AttemptOutcome;
         n: number;
@@ -196,8 +201,8 @@ class MergedAudit implements AuditReader {
     for (const { db } of this.dbs) {
       const rows = db
         .prepare(
-          `SELECT host, outcome, COUNT(*) AS n, MIN(started_at) AS firstAt, MAX(started_at) AS lastAt
-           FROM attempts GROUP BY host, outcome`,
+          `SELECT host, ${COUNTED_OUTCOME} AS outcome, COUNT(*) AS n, MIN(started_at) AS firstAt, MAX(started_at) AS lastAt
+           FROM attempts GROUP BY 1, 2`,
         )
         .all() as { host: string; outcome: AttemptOutcome; n: number; firstAt: string; lastAt: string }[];
       for (const r of rows) {

@@ -91,6 +91,24 @@ describe('SQLite audit', () => {
     a.close();
   });
 
+  it('a response whose document a full disk kept from being saved counts as an error in the run and host summaries, as the run end counts it', () => {
+    const dir = tmp();
+    const sink = new SqliteAuditSink(path.join(dir, 'audit.sqlite'));
+    sink.recordRun({ runId: 'r1', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'Bot', options: {}, resumeOf: null, worker: null });
+    sink.recordAttempt(row({ url: 'http://a.test/1', contentSha256: 'c'.repeat(64), savedPath: 'a.test/1' }));
+    for (const u of ['http://a.test/2', 'http://a.test/3']) sink.recordAttempt(row({ url: u, reason: 'save-failed', final: false, error: 'ENOSPC: no space left on device' }));
+    sink.close();
+    const a = openAudit(dir);
+    try {
+      expect(a.runs()[0]!.outcomes).toEqual({ fetched: 1, error: 2 });
+      expect(a.hosts()[0]!.outcomes).toEqual({ fetched: 1, error: 2 });
+      // The rows themselves say what happened on the wire.
+      expect(a.attempts().map((r) => [r.outcome, r.reason])).toEqual([['fetched', 'no-matching-rule'], ['fetched', 'save-failed'], ['fetched', 'save-failed']]);
+    } finally {
+      a.close();
+    }
+  });
+
   it('reads every audit*.sqlite of a directory as one, with the queries the tools need', () => {
     const dir = tmp();
     const w1 = new SqliteAuditSink(path.join(dir, 'audit-w1.sqlite'));
