@@ -8,7 +8,7 @@ import { hostInterval } from '../politeness/interval.js';
 import type { Pacer } from '../politeness/pacer.js';
 import type { RateLimiter } from '../stores/types.js';
 import type { ResolvedDiscoverOptions } from './options.js';
-import { decodedChunks, type BodyMeter } from './sitemap-body.js';
+import { decodedChunks, sitemapDecoder, type BodyMeter } from './sitemap-body.js';
 import { SitemapParser, type SitemapEntry } from './sitemap-parser.js';
 import type { SitemapFormat, SitemapLimit, SitemapReport } from './types.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -172,7 +172,8 @@ async function* parseResponse(ctx: ReadContext, res: Response, timeout: AbortSig
   });
   const problems: string[] = [];
   const hash = createHash('sha256');
-  const decoder = new TextDecoder('utf-8');
+  // Chosen from the first bytes (sitemapDecoder): UTF-8 unless the file says otherwise.
+  let decoder: TextDecoder | undefined;
   const meter: BodyMeter = { gzip: false, compressed: 0 };
   let bytes = 0;
   let complete = false;
@@ -185,6 +186,7 @@ async function* parseResponse(ctx: ReadContext, res: Response, timeout: AbortSig
         }
         bytes += chunk.byteLength;
         hash.update(chunk);
+        decoder ??= sitemapDecoder(chunk, problems);
         parser.write(decoder.decode(chunk, { stream: true }));
         if (batch.length > 0) {
           const out = batch;
@@ -205,7 +207,7 @@ async function* parseResponse(ctx: ReadContext, res: Response, timeout: AbortSig
     // A body stopped by a cap is not finished XML: closing the parser would only add "unclosed
     // tag" noise to what is already reported as the cap.
     if (complete) {
-      parser.write(decoder.decode());
+      if (decoder) parser.write(decoder.decode());
       parser.end();
       if (batch.length > 0) yield batch;
     }

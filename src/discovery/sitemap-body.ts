@@ -86,3 +86,32 @@ async function* inflate(
   for await (const out of inflater) yield out as Uint8Array;
   if (failed !== undefined) throw failed;
 }
+
+/** The first bytes' XML declaration encoding, read as Latin-1 (ASCII-compatible encodings only). */
+const DECLARED = /^(?:\u00ef\u00bb\u00bf)?\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z][A-Za-z0-9._:-]*)["']/;
+
+/**
+ * The decoder a sitemap's first bytes ask for: a UTF-16 byte-order mark, else the XML
+ * declaration's `encoding`, else UTF-8. sitemaps.org requires UTF-8; a file that declares
+ * another encoding is still read as it says (decoded as UTF-8, `café` in ISO-8859-1 became
+ * `caf%EF%BF%BD`, a URL the site never listed), and the departure goes to `problems`.
+ */
+export function sitemapDecoder(head: Uint8Array, problems: string[]): TextDecoder {
+  if (head[0] === 0xff && head[1] === 0xfe) return declared('utf-16le', 'a UTF-16LE byte-order mark', problems);
+  if (head[0] === 0xfe && head[1] === 0xff) return declared('utf-16be', 'a UTF-16BE byte-order mark', problems);
+  const m = DECLARED.exec(Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 512)).toString('latin1'));
+  if (m === null) return new TextDecoder('utf-8');
+  return declared(m[1]!, `encoding="${m[1]}"`, problems);
+}
+
+function declared(label: string, how: string, problems: string[]): TextDecoder {
+  let d: TextDecoder;
+  try {
+    d = new TextDecoder(label);
+  } catch {
+    problems.push(`${how} names no encoding known here: read as UTF-8, as sitemaps.org requires`);
+    return new TextDecoder('utf-8');
+  }
+  if (d.encoding !== 'utf-8') problems.push(`${how}: read as ${d.encoding}, though sitemaps.org requires UTF-8`);
+  return d;
+}

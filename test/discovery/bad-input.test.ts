@@ -44,6 +44,21 @@ async function discover(v: VirtualHosts, options: DiscoverOptions = {}) {
 const xml = (body: string): Route => (res) => void res.writeHead(200, { 'content-type': 'application/xml' }).end(body);
 
 describe('discoverSitemaps: bad input', () => {
+  it('a sitemap in another encoding than UTF-8 (ISO-8859-1 declared, UTF-16 with its byte-order mark): read as it says, and said', async () => {
+    const { v, o } = await host(['/latin1.xml', '/utf16.xml'], {
+      '/latin1.xml': (res, o) =>
+        void res.writeHead(200, { 'content-type': 'application/xml' }).end(Buffer.from(`<?xml version="1.0" encoding="ISO-8859-1"?><urlset xmlns="${NS}"><url><loc>${o}/caf\u00e9</loc></url></urlset>`, 'latin1')),
+      '/utf16.xml': (res, o) =>
+        void res.writeHead(200, { 'content-type': 'application/xml' }).end(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`<?xml version="1.0" encoding="UTF-16"?><urlset xmlns="${NS}"><url><loc>${o}/na\u00efve</loc></url></urlset>`, 'utf16le')])),
+    });
+    const { urls, reports } = await discover(v);
+    // Not caf%EF%BF%BD: the URL the file names, percent-encoded as a URL has it.
+    expect(urls.map((u) => u.url).sort()).toEqual([`${o}/caf%C3%A9`, `${o}/na%C3%AFve`]);
+    const byUrl = new Map(reports.map((r) => [new URL(r.url).pathname, r]));
+    expect(byUrl.get('/latin1.xml')!.problems).toContain('encoding="ISO-8859-1": read as windows-1252, though sitemaps.org requires UTF-8');
+    expect(byUrl.get('/utf16.xml')!.problems).toContain('a UTF-16LE byte-order mark: read as utf-16le, though sitemaps.org requires UTF-8');
+  });
+
   it('malformed XML: reported, and the entries parsed around the fault are kept', async () => {
     const { v, o } = await host(['/broken.xml'], {
       '/broken.xml': (res, o) =>
