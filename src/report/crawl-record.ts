@@ -247,9 +247,14 @@ const SENT: ReadonlySet<AttemptOutcome> = new Set(['fetched', 'error', 'overridd
 
 /** A host's requests in start order. The previous response of an entry is its own run's: several
  *  runs on one axis drew a wait band from the last response of a run that ended hours before. A
- *  request sent too soon after an earlier run's last response is still a breach. */
+ *  request sent too soon after an earlier run's last response is still a breach. A robots.txt
+ *  fetch of the host (its end: `fetchedAt`) since that previous response, or since the earlier
+ *  run's end for a run's first request, is a previous response too: the host's interval counts
+ *  it (RFC 9309 leaves it open; the crawl's politeness does). */
 export function timeline(record: CrawlRecord, host: string): TimelineEntry[] {
   const list = index(record).attempts.get(host) ?? [];
+  const robots = robotsFetches(record, host);
+  let ri = 0;
   let prevEndMs: number | null = null;
   let runId: string | undefined;
   return list.map((a) => {
@@ -261,6 +266,11 @@ export function timeline(record: CrawlRecord, host: string): TimelineEntry[] {
       runId = a.runId;
       prevEndMs = null;
     }
+    // The last robots.txt fetch that ended before this request.
+    let fetched: number | null = null;
+    while (ri < robots.length && robots[ri]! <= startMs) fetched = robots[ri++]!;
+    if (fetched === null && ri > 0) fetched = robots[ri - 1]!;
+    if (sent && fetched !== null && fetched > (prevEndMs ?? earlierRunEnd ?? -Infinity)) prevEndMs = fetched;
     const gapMs = sent && prevEndMs !== null ? startMs - prevEndMs : null;
     const interval = a.intervalMs ?? null;
     const crossGap = sent && earlierRunEnd !== null ? startMs - earlierRunEnd : null;

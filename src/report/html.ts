@@ -319,7 +319,7 @@ export function buildReportHtml(record: CrawlRecord, options: ReportOptions = {}
 ${hosts.length > tableHosts.length ? `<p class="empty">The ${tableHosts.length} hosts with the most requests are listed; ${hosts.length - tableHosts.length} more are not.</p>` : ''}
 ${notUrlSection}
 <h2>Timelines</h2>
-<p class="sub">One row per request, in start order. The bar is the request (outlined in red if it came too soon). The shaded band before it is the interval the host was given, counted from the end of the previous response and coloured by where it came from; a polite request starts at or after the band's end. A dashed line marks a robots.txt change.</p>
+<p class="sub">One row per request, in start order. The bar is the request (outlined in red if it came too soon). The shaded band before it is the interval the host was given, counted from the end of the previous response (a robots.txt fetch counts) and coloured by where it came from; a polite request starts at or after the band's end. A dashed line marks a robots.txt change.</p>
 ${legend()}
 ${timelines}
 ${hosts.length > timelineHosts.length ? `<p class="empty">Timelines are drawn for the ${timelineHosts.length} hosts with the most requests; ${hosts.length - timelineHosts.length} more are not drawn.</p>` : ''}

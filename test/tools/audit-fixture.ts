@@ -42,8 +42,9 @@ export function writeAuditFixture(): string {
   // The robots.txt changes: /checkout is now disallowed.
   sink.recordPolicy({ sha256: SHA.shopV2, origin: 'https://shop.example', robotsUrl: 'https://shop.example/robots.txt', finalUrl: 'https://shop.example/robots.txt', status: 200, fetchedAt: iso(600), sitemaps: [], body: SHOP_V2 });
   sink.recordPolicyChange({ runId, origin: 'https://shop.example', oldSha256: SHA.shopV1, newSha256: SHA.shopV2, at: iso(600) });
-  shop(745, '/checkout', { outcome: 'blocked', status: null, bytes: null, reason: 'disallowed-by-rule', ruleLine: 3, rulePattern: '/checkout', endedAt: iso(745) }, SHA.shopV2);
-  shop(745, '/contact', {}, SHA.shopV2);
+  // The refetch at +600 is a request the host saw: /contact waits its interval after it.
+  shop(805, '/checkout', { outcome: 'blocked', status: null, bytes: null, reason: 'disallowed-by-rule', ruleLine: 3, rulePattern: '/checkout', endedAt: iso(805) }, SHA.shopV2);
+  shop(805, '/contact', {}, SHA.shopV2);
   const news = (o: number, p: string, over: Partial<AttemptRow>) =>
     sink.recordAttempt(attempt('news.example', SHA.news, o, p, { waitReason: 'floor', intervalMs: 100, ...over }));
   news(20, '/', { waitReason: null, intervalMs: null });
@@ -57,7 +58,7 @@ export function writeAuditFixture(): string {
       policySha256: null, robotsUrl: null, policyFetchedAt: null, policyStatus: null, reason, error });
   notUrl(1, 'not a url at all', 'invalid-url', 'not a URL: not a url at all');
   notUrl(2, 'https://user:***@shop.example/', 'credentials', 'the URL carries a user name and password');
-  sink.recordRunEnd!({ runId, endedAt: iso(800), status: 'completed', counts: {}, error: null });
+  sink.recordRunEnd!({ runId, endedAt: iso(860), status: 'completed', counts: {}, error: null });
   sink.close();
   return dir;
 }

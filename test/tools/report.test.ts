@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { policyVersions } from '../../src/report/crawl-record.js';
+import { policyVersions, timeline } from '../../src/report/crawl-record.js';
 import { buildReportHtml } from '../../src/report/html.js';
 import { loadCrawlRecord } from '../../src/report/load.js';
 import { SHA, T0, writeAuditFixture } from './audit-fixture.js';
@@ -107,13 +107,25 @@ describe('report', () => {
   it('flags a request sent before its interval had passed', () => {
     const record = loadCrawlRecord(dir);
     const contact = record.attempts.find((a) => a.url === 'https://shop.example/contact')!;
-    // /contact ended at +785 ms; with a 200 ms interval, a request at +845 is 60 ms after it: too soon.
-    const early = { ...contact, url: 'https://shop.example/too-soon', startedAt: new Date(T0 + 845).toISOString(), endedAt: new Date(T0 + 865).toISOString() };
+    // /contact ended at +845 ms; with a 200 ms interval, a request at +905 is 60 ms after it: too soon.
+    const early = { ...contact, url: 'https://shop.example/too-soon', startedAt: new Date(T0 + 905).toISOString(), endedAt: new Date(T0 + 925).toISOString() };
     const html = buildReportHtml({ ...record, attempts: [...record.attempts, early] });
     const shopRow = /<tr><td class="host"><a href="#host-shop\.example">shop\.<wbr>example<\/a><\/td>(.*?)<\/tr>/.exec(html)![1]!;
     expect(shopRow).toContain('<td class="num warn">1</td>');
     expect(html).toContain('started 60 ms after the previous response: TOO SOON');
     expect(buildReportHtml(record)).not.toContain('TOO SOON');
+  });
+
+  it('a robots.txt fetch is a previous response: the first request after it gets its band, and one sent too soon after it is flagged', () => {
+    const record = loadCrawlRecord(dir);
+    const byUrl = (entries: ReturnType<typeof timeline>, p: string) => entries.find((e) => new URL(e.url).pathname === p)!;
+    // /contact (+805) after the refetch that ended at +600, under 200 ms: its band starts there.
+    const contact = byUrl(timeline(record, 'shop.example'), '/contact');
+    expect([contact.prevEndMs! - T0, contact.gapMs, contact.breach]).toEqual([600, 205, false]);
+    // The host's first request, sent 10 ms after robots.txt under a 200 ms interval, is too soon.
+    const first = record.attempts.find((a) => a.url === 'https://shop.example/')!;
+    const hurried = { ...record, attempts: record.attempts.map((a) => (a === first ? { ...a, waitReason: 'crawl-delay' as const, intervalMs: 200 } : a)) };
+    expect(byUrl(timeline(hurried, 'shop.example'), '/')).toMatchObject({ prevEndMs: T0, gapMs: 10, breach: true });
   });
 
   it('stays a file a browser can open for a crawl of 20,000 hosts', () => {
