@@ -16,6 +16,11 @@ export const kRobotsClock: unique symbol = Symbol.for('robots-gate.robots-clock'
 export interface RobotsFetchClock {
   pause(): void;
   resume(): void;
+  /** A pacing step gave the host's slot back: the response ended at `at` (ms since epoch), the
+   *  moment the host's interval counts from. The result's fetchedAt is that moment, so a report
+   *  that measures the next request's gap from fetchedAt sees what the server saw, not the later
+   *  moment the body had been read and hashed (a loaded machine put 2 ms between them). */
+  ended?(at: number): void;
 }
 
 export interface RobotsFetchOptions {
@@ -113,7 +118,11 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
   let remaining = options.timeoutMs;
   let armedAt = started;
   let timer: NodeJS.Timeout | undefined = setTimeout(fire, remaining);
+  let endedAt: number | undefined;
   const clock: RobotsFetchClock = {
+    ended(at) {
+      endedAt = at;
+    },
     pause() {
       if (timer === undefined) return;
       clearTimeout(timer);
@@ -132,7 +141,7 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
   let url = robotsUrl;
   const done = (r: Omit<RobotsFetchResult, 'robotsUrl' | 'hops' | 'fetchedAt' | 'durationMs'>): RobotsFetchResult => {
     const now = Date.now();
-    return { robotsUrl, hops, fetchedAt: now, durationMs: now - started, ...r };
+    return { robotsUrl, hops, fetchedAt: Math.min(endedAt ?? now, now), durationMs: now - started, ...r };
   };
   try {
     const seen = new Set<string>([url]);
@@ -152,6 +161,7 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
         const { status, bytes, sha256, maxAgeMs, html, truncated } = cached;
         return done({ finalUrl: url, kind: 'parsed', status, bytes, sha256, maxAgeMs, ...(truncated ? { truncated } : {}), ...(html ? { html } : {}) });
       }
+      endedAt = undefined;
       const res = await request(url, {
         dispatcher: options.dispatcher,
         method: 'GET',

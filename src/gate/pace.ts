@@ -135,6 +135,8 @@ class ReleasingHandler implements Handler {
     readonly ctl: WaitController | undefined,
     readonly slot: Slot,
     readonly terms: PaceTerms,
+    /** A robots.txt fetch's clock: told when its response ended. */
+    readonly clock?: RobotsFetchClock,
   ) {}
   release(): void {
     if (this.#released) return;
@@ -142,6 +144,7 @@ class ReleasingHandler implements Handler {
     // Date.now() rounds down: the response may have ended up to 1 ms later than it says, and the
     // interval must never be measured from before the real end.
     const endedAt = Date.now() + 1;
+    this.clock?.ended?.(endedAt);
     const backoff = this.#status === 429 || this.#status === 503 ? this.terms.backoff(this.#retryAfter, endedAt) : undefined;
     releasing(this.slot.release(endedAt, backoff));
   }
@@ -191,11 +194,13 @@ export function dispatchPaced(
   before?: (signal: Cancellation) => Promise<Dispatcher.DispatchOptions>,
 ): boolean {
   if (terms === undefined && before === undefined) return dispatch(opts, handler);
+  // A robots.txt fetch's time limit is for the server: it stands still while we wait our turn.
+  const clock = (opts as unknown as Record<symbol, RobotsFetchClock | undefined>)[kRobotsClock];
   if (before === undefined && terms!.within === undefined) {
     // The common case for a warm host: its slot is open now; no wait, no stand-in controller.
     const slot = terms!.pacer.takeNow(terms!.host, terms!.interval());
     if (slot !== undefined) {
-      return dispatchHolding(dispatch, { ...opts, [kPaced]: true } as Dispatcher.DispatchOptions, new ReleasingHandler(handler, undefined, slot, terms!));
+      return dispatchHolding(dispatch, { ...opts, [kPaced]: true } as Dispatcher.DispatchOptions, new ReleasingHandler(handler, undefined, slot, terms!, clock));
     }
   }
   const wait = new WaitCancel();
@@ -222,8 +227,6 @@ export function dispatchPaced(
       dispatch(sendOpts, h);
       return;
     }
-    // A robots.txt fetch's time limit is for the server: it stands still while we wait our turn.
-    const clock = (opts as unknown as Record<symbol, RobotsFetchClock | undefined>)[kRobotsClock];
     clock?.pause();
     let slot: Slot;
     try {
@@ -236,7 +239,7 @@ export function dispatchPaced(
       await slot.release(Date.now());
       return;
     }
-    dispatchHolding(dispatch, { ...sendOpts, [kPaced]: true } as Dispatcher.DispatchOptions, new ReleasingHandler(handler, ctl, slot, terms));
+    dispatchHolding(dispatch, { ...sendOpts, [kPaced]: true } as Dispatcher.DispatchOptions, new ReleasingHandler(handler, ctl, slot, terms, clock));
   })()
     .catch((err) => {
       if (!ctl.aborted) fail(err);
