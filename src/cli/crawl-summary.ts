@@ -1,6 +1,7 @@
 // The table printed when a crawl ends: counts per outcome, the hosts most blocked, the slowest
 // hosts and why they were slow.
 import type { CrawlStats, HostStats } from '../crawl/crawl-job.js';
+import { spanStart } from '../crawl/attempt-log.js';
 import { count } from './plural.js';
 import { table } from './text-table.js';
 
@@ -15,11 +16,18 @@ function why(h: HostStats, urls: number): string {
   return '-';
 }
 
-/** The host's time, first request's start to last response's end: under a second in ms, so a
- *  one-URL host's few ms (its request's own duration) do not read as "0.0 s"; '-' for none. */
+/** The host's time, from its robots.txt response (when this run fetched it first: the first
+ *  request waited its interval from there) or its first request's start, to its last response's
+ *  end: under a second in ms, so a one-URL host's few ms do not read as "0.0 s"; '-' for none. */
 function hostTime(ms: number): string {
   if (ms <= 0) return '-';
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The host's time in ms (see hostTime), or null before any request of it. */
+function elapsed(h: HostStats): number | null {
+  const from = spanStart(h);
+  return from !== undefined && h.lastAt !== undefined ? h.lastAt - from : null;
 }
 
 /** URLs of the run not settled (still queued, in flight, or given up at an interrupt). */
@@ -107,7 +115,7 @@ export function formatSummary(
     );
   }
   const slow = hosts
-    .map((h) => ({ h, ms: h.firstAt !== undefined && h.lastAt !== undefined ? h.lastAt - h.firstAt : 0 }))
+    .map((h) => ({ h, ms: elapsed(h) ?? 0 }))
     .filter((x) => x.ms > 0 || x.h.skippedBecause)
     .sort((a, b) => b.ms - a.ms);
   if (slow.length) {
@@ -170,11 +178,12 @@ export function summaryObject(
       host: h.host,
       outcomes: h.outcomes,
       crawlDelaySeconds: h.crawlDelaySeconds ?? null,
-      // The longest interval kept between two of the host's requests in this run (ms): null with
-      // fewer than two, since the first request's wait after robots.txt is outside the host's span.
+      // The longest interval kept before one of the host's requests in this run (ms), the first
+      // request's wait after a robots.txt request of this run included; null with none kept.
+      // elapsedMs runs from that robots.txt response (or the first request) to the last response.
       maxIntervalMs: h.maxIntervalMs || null,
       maxIntervalReason: h.maxIntervalReason,
-      elapsedMs: h.firstAt !== undefined && h.lastAt !== undefined ? h.lastAt - h.firstAt : null,
+      elapsedMs: elapsed(h),
       skipped: h.skippedBecause ?? null,
       robotsUnreachable: h.robotsUnreachable,
     })),

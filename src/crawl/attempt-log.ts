@@ -21,7 +21,8 @@ export interface HostStats {
   maxIntervalReason: string | null;
   /** Crawl-delay in SECONDS from the governing group, if any. */
   crawlDelaySeconds: number | undefined;
-  /** ms since epoch of the first request start and last response end. */
+  /** ms since epoch of the first request start and last response end (robots.txt aside: see
+   *  spanStart). */
   firstAt: number | undefined;
   lastAt: number | undefined;
   /** ms since epoch its robots.txt was last fetched, as the gate reported it: the host's first
@@ -188,9 +189,11 @@ export class AttemptLog {
   private noteInterval(p: RowParts): void {
     if (p.intervalMs == null || p.host === '') return;
     const hs = this.host(p.host);
-    // The host's first request of the run: its row names the interval it kept after robots.txt,
-    // which spaced it from no request of the host's span (the summary's "slowest hosts").
-    if (hs.firstAt === undefined || p.startMs <= hs.firstAt) return;
+    // The host's first request of the run keeps its interval from the robots.txt request, when
+    // this run made one before it: that request counts toward the host's interval (the limiter's
+    // rule) and opens its span (spanStart), as `audit` and the report count it. After a resume
+    // that found the copy fresh, no robots.txt request spaced it from anything of this run.
+    if (hs.firstAt === undefined || (p.startMs <= hs.firstAt && !(hs.robotsAt !== undefined && hs.robotsAt <= p.startMs))) return;
     if (p.intervalMs > hs.maxIntervalMs) {
       hs.maxIntervalMs = p.intervalMs;
       hs.maxIntervalReason = p.waitReason ?? null;
@@ -298,4 +301,12 @@ function safeHost(url: string): string {
   } catch {
     return '';
   }
+}
+
+/** When the host's time in this run began (ms since epoch): its robots.txt response, when this run
+ *  fetched one before its first request (that request waited its interval from it), else the first
+ *  request's start; undefined before either. */
+export function spanStart(h: HostStats): number | undefined {
+  if (h.robotsAt !== undefined && (h.firstAt === undefined || h.robotsAt < h.firstAt)) return h.robotsAt;
+  return h.firstAt;
 }
