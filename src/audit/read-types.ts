@@ -29,6 +29,9 @@ export interface RunSummary {
   readonly file: string;
   /** Attempt rows per outcome (every row, hops and retries included). */
   readonly outcomes: Partial<Record<AttemptOutcome, number>>;
+  /** URLs per outcome they settled as (final rows): a URL answered 503 and then fetched on its
+   *  retry is one `fetched` here and two rows in `outcomes`, as the crawl summary counts it. */
+  readonly settled: Partial<Record<AttemptOutcome, number>>;
   readonly attempts: number;
 }
 
@@ -36,6 +39,8 @@ export interface HostSummary {
   readonly host: string;
   readonly attempts: number;
   readonly outcomes: Partial<Record<AttemptOutcome, number>>;
+  /** URLs per outcome they settled as (final rows), as RunSummary.settled. */
+  readonly settled: Partial<Record<AttemptOutcome, number>>;
   /** ISO 8601 of the first and last attempt. */
   readonly firstAt: string;
   readonly lastAt: string;

@@ -118,18 +118,21 @@ class MergedAudit implements AuditReader {
         ended_at: string;
         status: RunSummary['status'];
       }[];
-      const counts = db.prepare(`SELECT run_id, ${COUNTED_OUTCOME} AS outcome, COUNT(*) AS n FROM attempts GROUP BY 1, 2`).all() as {
+      const counts = db.prepare(`SELECT run_id, ${COUNTED_OUTCOME} AS outcome, final, COUNT(*) AS n FROM attempts GROUP BY 1, 2, 3`).all() as {
         run_id: string;
         outcome: AttemptOutcome;
+        final: number;
         n: number;
       }[];
       for (const r of runs) {
         const end = ends.find((e) => e.run_id === r.run_id);
         const outcomes: Partial<Record<AttemptOutcome, number>> = {};
+        const settled: Partial<Record<AttemptOutcome, number>> = {};
         let attempts = 0;
         for (const c of counts) {
           if (c.run_id !== r.run_id) continue;
-          outcomes[c.outcome] = c.n;
+          outcomes[c.outcome] = (outcomes[c.outcome] ?? 0) + c.n;
+          if (c.final === 1) settled[c.outcome] = (settled[c.outcome] ?? 0) + c.n;
           attempts += c.n;
         }
         out.push({
@@ -143,6 +146,7 @@ class MergedAudit implements AuditReader {
           worker: r.worker,
           file,
           outcomes,
+          settled,
           attempts,
         });
       }
@@ -196,23 +200,33 @@ class MergedAudit implements AuditReader {
   hosts(): HostSummary[] {
     const acc = new Map<
       string,
-      { attempts: number; outcomes: Partial<Record<AttemptOutcome, number>>; firstAt: string; lastAt: string; policies: Set<string>; maxIntervalMs: number | null; maxIntervalReason: string | null }
+      {
+        attempts: number;
+        outcomes: Partial<Record<AttemptOutcome, number>>;
+        settled: Partial<Record<AttemptOutcome, number>>;
+        firstAt: string;
+        lastAt: string;
+        policies: Set<string>;
+        maxIntervalMs: number | null;
+        maxIntervalReason: string | null;
+      }
     >();
     for (const { db } of this.dbs) {
       const rows = db
         .prepare(
-          `SELECT host, ${COUNTED_OUTCOME} AS outcome, COUNT(*) AS n, MIN(started_at) AS firstAt, MAX(started_at) AS lastAt
-           FROM attempts GROUP BY 1, 2`,
+          `SELECT host, ${COUNTED_OUTCOME} AS outcome, final, COUNT(*) AS n, MIN(started_at) AS firstAt, MAX(started_at) AS lastAt
+           FROM attempts GROUP BY 1, 2, 3`,
         )
-        .all() as { host: string; outcome: AttemptOutcome; n: number; firstAt: string; lastAt: string }[];
+        .all() as { host: string; outcome: AttemptOutcome; final: number; n: number; firstAt: string; lastAt: string }[];
       for (const r of rows) {
         let h = acc.get(r.host);
         if (!h) {
-          h = { attempts: 0, outcomes: {}, firstAt: r.firstAt, lastAt: r.lastAt, policies: new Set(), maxIntervalMs: null, maxIntervalReason: null };
+          h = { attempts: 0, outcomes: {}, settled: {}, firstAt: r.firstAt, lastAt: r.lastAt, policies: new Set(), maxIntervalMs: null, maxIntervalReason: null };
           acc.set(r.host, h);
         }
         h.attempts += r.n;
         h.outcomes[r.outcome] = (h.outcomes[r.outcome] ?? 0) + r.n;
+        if (r.final === 1) h.settled[r.outcome] = (h.settled[r.outcome] ?? 0) + r.n;
         if (r.firstAt < h.firstAt) h.firstAt = r.firstAt;
         if (r.lastAt > h.lastAt) h.lastAt = r.lastAt;
       }
@@ -239,6 +253,7 @@ class MergedAudit implements AuditReader {
         host,
         attempts: h.attempts,
         outcomes: h.outcomes,
+        settled: h.settled,
         firstAt: h.firstAt,
         lastAt: h.lastAt,
         policyVersions: h.policies.size,

@@ -157,7 +157,7 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
     const fleet = runs.some((r) => fleetName(r) !== null);
     out(
       table([
-        ['run', ...(fleet ? ['--run'] : []), 'worker', 'started', 'status', 'rows', 'fetched', 'blocked', 'skipped', 'error', 'resumes'],
+        ['run', ...(fleet ? ['--run'] : []), 'worker', 'started', 'status', 'rows', 'URLs', 'fetched', 'blocked', 'skipped', 'error', 'resumes'],
         ...runs.map((r) => [
           r.runId,
           ...(fleet ? [fleetName(r)] : []),
@@ -165,10 +165,7 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
           r.startedAt,
           r.status,
           r.attempts,
-          (r.outcomes.fetched ?? 0) + (r.outcomes.overridden ?? 0),
-          r.outcomes.blocked ?? 0,
-          r.outcomes.skipped ?? 0,
-          r.outcomes.error ?? 0,
+          ...byUrl(r.settled),
           r.resumeOf,
         ]),
       ]),
@@ -176,16 +173,13 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
     out('');
     out(
       table([
-        ['host', 'rows', 'fetched', 'blocked', 'skipped', 'error', 'policies', 'max interval'],
+        ['host', 'rows', 'URLs', 'fetched', 'blocked', 'skipped', 'error', 'policies', 'max interval'],
         ...hosts
           .slice(0, limit)
           .map((h) => [
             h.host || '(invalid input)',
             h.attempts,
-            (h.outcomes.fetched ?? 0) + (h.outcomes.overridden ?? 0),
-            h.outcomes.blocked ?? 0,
-            h.outcomes.skipped ?? 0,
-            h.outcomes.error ?? 0,
+            ...byUrl(h.settled),
             h.policyVersions,
             h.maxIntervalMs !== null ? `${h.maxIntervalMs} ms (${h.maxIntervalReason})` : null,
           ]),
@@ -195,6 +189,15 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
   } finally {
     reader.close();
   }
+}
+
+/** The URLs columns of the runs and hosts tables: URLs, then fetched, blocked, skipped and error
+ *  by how each URL settled, as the crawl summary and the report count them (`rows` beside them
+ *  counts every request and retry: a 503 retried into a 200 is two rows, one URL fetched). */
+function byUrl(settled: Partial<Record<string, number>>): number[] {
+  const fetched = (settled.fetched ?? 0) + (settled.overridden ?? 0);
+  const rest = [settled.blocked ?? 0, settled.skipped ?? 0, settled.error ?? 0];
+  return [fetched + rest[0]! + rest[1]! + rest[2]!, fetched, ...rest];
 }
 
 /** Every stamped attempt's policy is stored; the stored text hashes to its key (the text's UTF-8, or

@@ -45,11 +45,36 @@ describe('robots-gate audit', () => {
     expect(r.stdout).toMatch(/audit-w1\.sqlite, audit-w2\.sqlite/);
     expect(r.stdout).toMatch(/run-1\s+w1\s+\S+\s+completed/);
     expect(r.stdout).toMatch(/run-1\s+w2\s+\S+\s+unfinished/);
-    expect(r.stdout).toMatch(/a\.test\s+3\s+1\s+2\s+0\s+0\s+2\s+2100 ms \(floor\)/);
+    // rows, URLs, then the URLs by how they settled: fetched, blocked, skipped, error.
+    expect(r.stdout).toMatch(/a\.test\s+3\s+3\s+1\s+2\s+0\s+0\s+2\s+2100 ms \(floor\)/);
     const json = await runCli(['audit', dir, '--json']);
     const objs = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(objs.filter((o) => o.type === 'run')).toHaveLength(2);
     expect(objs.find((o) => o.type === 'host')).toMatchObject({ host: 'a.test', attempts: 3, policyVersions: 2 });
+  });
+
+  it('counts URLs by how they settled beside the rows: a 503 retried into a 200 is one URL fetched, no error', async () => {
+    // As the crawl summary and the report count them; a new user read "error 0" in the summary
+    // and "error 2" here for the same crawl.
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-retry-'));
+    try {
+      const w = new SqliteAuditSink(path.join(d, 'audit.sqlite'));
+      w.recordRun({ runId: 'run-r', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'TestBot/1.0', options: {}, resumeOf: null, worker: null });
+      w.recordPolicy({ sha256: sha(V1), origin: 'http://r.test', robotsUrl: 'http://r.test/robots.txt', finalUrl: 'http://r.test/robots.txt', status: 200, fetchedAt: '2026-01-01T00:00:00.000Z', sitemaps: [], body: V1 });
+      const at = (s: number) => `2026-01-01T00:00:0${s}.000Z`;
+      for (const [url, s] of [['http://r.test/busy', 1], ['http://r.test/limit', 2]] as const) {
+        w.recordAttempt(row({ runId: 'run-r', url, host: 'r.test', outcome: 'error', status: 503, reason: 'http-503', final: false, startedAt: at(s), endedAt: at(s) }));
+        w.recordAttempt(row({ runId: 'run-r', url, host: 'r.test', attempt: 2, startedAt: at(s + 4), endedAt: at(s + 4) }));
+      }
+      w.recordRunEnd({ runId: 'run-r', endedAt: '2026-01-01T00:01:00.000Z', status: 'completed', counts: {}, error: null });
+      w.close();
+      const r = await runCli(['audit', d]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/run-r\s+-\s+\S+\s+completed\s+4\s+2\s+2\s+0\s+0\s+0\s/);
+      expect(r.stdout).toMatch(/r\.test\s+4\s+2\s+2\s+0\s+0\s+0\s+1\s/);
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
   });
 
   it('a host timeline puts the policy change between the attempts it separates', async () => {
