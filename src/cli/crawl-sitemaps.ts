@@ -13,7 +13,7 @@ import type { RateLimiter } from '../stores/types.js';
 import { count as plural } from './plural.js';
 import { lastmodReliability } from '../discovery/freshness.js';
 import { reliabilityText } from './audit-sitemaps.js';
-import { summary } from './sitemaps.js';
+import { describe, htmlPagesText, isHtmlPage, readInFull, summary } from './sitemaps.js';
 
 export interface SitemapPhaseOptions {
   readonly gate: DiscoveryGate;
@@ -49,7 +49,7 @@ export interface SitemapPhaseResult {
    *  the crawl's first request to the host keeps the interval after it. */
   readonly lastSent: Map<string, { endedAt: number; intervalMs: number | null }>;
   readonly stats: DiscoveryStats[];
-  /** Some sitemap failed, was blocked or was cut at a limit. */
+  /** Some sitemap failed, was blocked, was an HTML page or was cut at a limit. */
   readonly problems: boolean;
   /** Audit rows written for sitemaps (kind `sitemap`), beside the URLs' own. */
   readonly rows: number;
@@ -95,8 +95,9 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
   const seen = new Set<string>();
   const stats: DiscoveryStats[] = [];
   let problems = false;
-  // Counted as each origin's summary line counts them (read, failed, blocked), so the totals agree.
-  const settled = { read: 0, failed: 0, blocked: 0 };
+  // Counted as each origin's summary line counts them (read, failed, blocked), so the totals agree;
+  // `html`: of those read, the HTML pages (discovery counts them read: they were fetched).
+  const settled = { read: 0, failed: 0, blocked: 0, html: 0 };
   const journal = o.journal ? fs.openSync(o.journal, 'a') : undefined;
   const order = openingOrder(o.origins, o.holds, Date.now());
   // By host: two origins of one host (http and https) are one hold.
@@ -157,6 +158,7 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
           if (o.signal.aborted) return;
         }
         if (hold?.reason === 'backoff') readHeld.add(host);
+        let html = 0;
         const d = discoverSitemaps(o.gate, origin, {
           ...(o.limiter ? { limiter: o.limiter } : {}),
           minIntervalMs: o.minIntervalMs,
@@ -172,7 +174,14 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
             if (r.outcome === 'read') settled.read++;
             else if (r.outcome === 'blocked') settled.blocked++;
             else settled.failed++;
-            if (r.outcome !== 'read' || r.limit !== null) problems = true;
+            if (!readInFull(r)) problems = true;
+            // Named as the sitemaps command names it: the phase prints no other per-sitemap line,
+            // and without this one a sitemap URL that answers an HTML page looked read and empty.
+            if (isHtmlPage(r)) {
+              html++;
+              settled.html++;
+              o.say(describe(r));
+            }
             if (r.outcome === 'read' || r.status !== null) {
               const host = new URL(r.url).host;
               const prev = lastSent.get(host);
@@ -199,7 +208,7 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
           if (o.signal.aborted) return;
           throw err;
         }
-        o.say(summary(d.origin, d.stats));
+        o.say(summary(d.origin, d.stats, { html }));
       }
     };
     await Promise.all(Array.from({ length: Math.min(ORIGINS_AT_ONCE, o.origins.length) }, worker));
@@ -209,7 +218,7 @@ export async function discoverForCrawl(o: SitemapPhaseOptions): Promise<SitemapP
   }
   const afterBackoff = readHeld.size > 0 ? ` (${plural(readHeld.size, 'host')} read once an earlier run's back-off ended)` : '';
   o.say(
-    `sitemaps: ${plural(settled.read, 'sitemap')} read, ${settled.failed} failed, ${settled.blocked} blocked; ` +
+    `sitemaps: ${plural(settled.read, 'sitemap')} read${htmlPagesText(settled.html)}, ${settled.failed} failed, ${settled.blocked} blocked; ` +
       `${plural(urls.length, 'URL')} found on ${plural(new Set(urls.map((u) => u.host)).size, 'host')}${afterBackoff}`,
   );
   return { urls, lastSent, stats, problems, rows };

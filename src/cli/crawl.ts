@@ -88,7 +88,8 @@ Exit codes:
   0    completed: every URL fetched, blocked or skipped as its robots.txt says
   1    completed, but some URLs ended in error (network, 5xx), some robots.txt was unreachable
        (its URLs all disallowed, RFC 9309 §2.3.1.4; stderr names the hosts), or some input
-       lines were not URLs; with --sitemaps, some sitemap failed, was blocked or was cut at a limit
+       lines were not URLs; with --sitemaps, some sitemap failed, was blocked, was an HTML page
+       (not a sitemap: it lists nothing) or was cut at a limit
   2    bad usage: a missing or unreadable FILE, a bad option value, no URL in the input, a
        --user-agent that names no crawler (pass --product-token) or lacks the --product-token,
        --run without --redis, --browser without Chromium, another crawl writing the same

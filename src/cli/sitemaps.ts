@@ -50,7 +50,8 @@ requested). One it disallows is printed as a comment, so the list stays a valid 
 
 Exit codes:
   0  every sitemap found was read in full
-  1  a sitemap was blocked by robots.txt, failed (4xx, 5xx, network), or was cut at a limit
+  1  a sitemap was blocked by robots.txt, failed (4xx, 5xx, network), was an HTML page (not a
+     sitemap: it lists nothing), or was cut at a limit
   2  bad usage (an origin that is not http(s), a bad number)`,
     )
     .action(async (origins: string[], opts: SitemapsCliOptions) => {
@@ -87,6 +88,7 @@ async function runSitemaps(origins: string[], opts: SitemapsCliOptions): Promise
   try {
     for (const origin of origins) {
       let disallowed = 0;
+      let html = 0;
       let discovery;
       try {
         discovery = discoverSitemaps(gate, origin, {
@@ -94,7 +96,8 @@ async function runSitemaps(origins: string[], opts: SitemapsCliOptions): Promise
           minIntervalMs: minIntervalMs as number,
           maxUrlsPerHost: maxUrlsPerHost as number,
           onSitemap: (r) => {
-            if (r.outcome !== 'read' || r.limit !== null) unread = true;
+            if (!readInFull(r)) unread = true;
+            if (isHtmlPage(r)) html++;
             if (!opts.quiet) err(describe(r));
           },
         });
@@ -124,12 +127,29 @@ async function runSitemaps(origins: string[], opts: SitemapsCliOptions): Promise
             : `# disallowed by ${d.policy.robotsUrl}${d.rule ? ` line ${d.rule.line} (${d.rule.type === 'allow' ? 'Allow' : 'Disallow'}: ${d.rule.pattern})` : ` (${d.reason})`}: ${u.url}`;
         if (!process.stdout.write(line + '\n')) await new Promise((r) => process.stdout.once('drain', r));
       }
-      if (!opts.quiet) err(summary(discovery.origin, discovery.stats, disallowed));
+      if (!opts.quiet) err(summary(discovery.origin, discovery.stats, { disallowed, html }));
     }
   } finally {
     await gate.close();
   }
   return unread ? SITEMAPS_EXIT.someUnread : SITEMAPS_EXIT.ok;
+}
+
+/** An HTML page where a sitemap was promised (a CMS's 404 page or home page served with 200): it was
+ *  fetched, so discovery counts it read, but it lists nothing. */
+export function isHtmlPage(r: SitemapReport): boolean {
+  return r.outcome === 'read' && r.format === 'html';
+}
+
+/** Read whole and a sitemap: what exit 0 promises of every sitemap found. An HTML page yielded
+ *  nothing, as a failed fetch did, so it counts against that promise too. */
+export function readInFull(r: SitemapReport): boolean {
+  return r.outcome === 'read' && r.limit === null && !isHtmlPage(r);
+}
+
+/** How many of the sitemaps read were HTML pages, for a summary line; '' for none. */
+export function htmlPagesText(n: number): string {
+  return n > 0 ? ` (${n === 1 ? '1 an HTML page, not a sitemap' : `${n} HTML pages, not sitemaps`})` : '';
 }
 
 /** One stderr line per sitemap: what came of it. */
@@ -148,8 +168,10 @@ export function describe(r: SitemapReport): string {
 }
 
 /** The per-origin summary line; `disallowed`: how many of the URLs found robots.txt disallows,
- *  when they were put to it. */
-export function summary(origin: string, s: DiscoveryStats, disallowed?: number): string {
+ *  when they were put to it; `html`: how many of the sitemaps read were HTML pages (isHtmlPage),
+ *  which the stats count as read. */
+export function summary(origin: string, s: DiscoveryStats, o: { disallowed?: number; html?: number } = {}): string {
+  const { disallowed, html = 0 } = o;
   const dropped = Object.entries(s.dropped)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
@@ -157,7 +179,7 @@ export function summary(origin: string, s: DiscoveryStats, disallowed?: number):
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
   return (
-    `${origin}: ${plural(s.sitemapsRead, 'sitemap')} read, ${s.sitemapsFailed} failed, ${s.sitemapsBlocked} blocked; ${plural(s.urlsFound, 'URL')} found` +
+    `${origin}: ${plural(s.sitemapsRead, 'sitemap')} read${htmlPagesText(html)}, ${s.sitemapsFailed} failed, ${s.sitemapsBlocked} blocked; ${plural(s.urlsFound, 'URL')} found` +
     (disallowed !== undefined ? ` (${disallowed} disallowed by robots.txt)` : '') +
     (dropped ? `; dropped: ${dropped}` : '') +
     (limits ? `; limits hit: ${limits}` : '')
