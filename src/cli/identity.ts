@@ -4,6 +4,7 @@
 // this crawler under another of the names its header carries.
 import { InvalidUserAgentError } from '../gate/errors.js';
 import { crawlerIdentity, otherNamedProducts, tokenInForce, type CrawlerIdentity } from '../gate/identity.js';
+import { likelyCrawlerProducts } from '../parser/product-token.js';
 import type { RobotsTxt } from '../parser/types.js';
 
 export const PRODUCT_TOKEN_HELP =
@@ -37,8 +38,14 @@ function usageWords(err: InvalidUserAgentError, given: boolean): string {
           ? // A browser-style string: the token was read after `compatible;`, not from its start.
             `--user-agent ${ua} names ${JSON.stringify(t)} after "compatible;", which is not a product token (letters, digits, "_" and "-", RFC 9309 §2.2.1); pass --product-token NAME, the name sites write in User-agent lines for your crawler`
           : `--user-agent ${ua} starts with ${JSON.stringify(t)}, which is not a product token (letters, digits, "_" and "-", RFC 9309 §2.2.1); start it with your crawler's name ("MyBot/1.0 (+https://example.com/bot)"), or pass --product-token NAME`;
-    case 'no-crawler':
-      return `--user-agent ${ua} names no crawler: it is a browser-style "Mozilla/…" string without "compatible; Name/version", so robots.txt groups could only match it as "Mozilla". Pass --product-token NAME, the name sites write in User-agent lines for your crawler (it must appear in --user-agent)`;
+    case 'no-crawler': {
+      const why = `--user-agent ${ua} names no crawler: it is a browser-style "Mozilla/…" string without "compatible; Name/version", so robots.txt groups could only match it as "Mozilla".`;
+      // The header often carries the crawler's name outside `compatible;` (`… AI2Bot (+url)`): say it.
+      const likely = likelyCrawlerProducts(err.userAgent)[0];
+      return likely === undefined
+        ? `${why} Pass --product-token NAME, the name sites write in User-agent lines for your crawler (it must appear in --user-agent)`
+        : `${why} It carries ${JSON.stringify(likely)}: if that is your crawler, pass --product-token ${likely}, the name sites write in User-agent lines for it`;
+    }
     case 'browser-product':
       return `--product-token ${t} names a browser or platform, not a crawler: every browser-style header carries it and no site names a crawler by it, so your crawler's own User-agent group would be skipped. Pass your crawler's own name (the one before "/version" after "compatible;")`;
     case 'not-in-user-agent':

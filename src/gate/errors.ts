@@ -1,4 +1,5 @@
 // The gate's errors. Each has a stable `code` and the data a caller needs.
+import { likelyCrawlerProducts } from '../parser/product-token.js';
 import type { Decision } from './types.js';
 
 /**
@@ -81,8 +82,14 @@ function userAgentMessage(ua: string, problem: UserAgentProblem, token: string |
       return given
         ? `invalid productToken ${q(token)} for userAgent ${q(ua)}: a product token is letters, digits, "_" and "-" (RFC 9309 §2.2.1), e.g. "MyBot"`
         : `invalid userAgent ${q(ua)}: its product token ${q(token)} must be letters, digits, "_" and "-" (RFC 9309 §2.2.1), e.g. "MyBot/1.0 (+https://example.com/bot)"`;
-    case 'no-crawler':
-      return `userAgent ${q(ua)} names no crawler: it is a browser-style "Mozilla/…" string with no "compatible; Name/version" product, so robots.txt groups could only match it as "Mozilla" (RFC 9309 §2.2.1); pass productToken, the name sites write in their User-agent lines, e.g. productToken: "MyBot"`;
+    case 'no-crawler': {
+      // Suggest the crawler's name when the header carries one outside `compatible;` (`… AI2Bot (+url)`,
+      // `… Safari/604.1 (Applebot/0.1; +url)`): "MyBot" would send the reader guessing at a name
+      // they have in front of them.
+      const likely = likelyCrawlerProducts(ua)[0];
+      const hint = likely === undefined ? 'e.g. productToken: "MyBot"' : `likely productToken: ${q(likely)}, the crawler this header carries`;
+      return `userAgent ${q(ua)} names no crawler: it is a browser-style "Mozilla/…" string with no "compatible; Name/version" product, so robots.txt groups could only match it as "Mozilla" (RFC 9309 §2.2.1); pass productToken, the name sites write in their User-agent lines, ${hint}`;
+    }
     case 'browser-product':
       return `productToken ${q(token)} names a browser or platform, not a crawler: every browser-style User-Agent carries it, and no site's User-agent lines name a crawler by it (RFC 9309 §2.2.1); pass the crawler's own name, e.g. "GPTBot" in ${q(ua)}`;
     case 'not-in-user-agent':
@@ -104,15 +111,31 @@ export class TooManyRedirectsError extends TypeError {
 
 /**
  * `gate.close()` was called while this request waited for its host's politeness slot (or for the
- * robots.txt request of its check, itself waiting for that slot): nothing was sent for it. Not a
- * TypeError: nothing is wrong with the request or the network, the gate was shut down under it.
+ * robots.txt request of its check, itself waiting for that slot), or before the request was made:
+ * nothing was sent for it. Not a TypeError: nothing is wrong with the request or the network, the
+ * gate was shut down under it (or before it).
  */
 export class GateClosedError extends Error {
   readonly code = 'ERR_GATE_CLOSED' as const;
-  constructor() {
-    super('the RobotsGate was closed while this request waited for its host\'s slot: it was not sent');
+  /** @param afterClose the call was made after gate.close(), so it never waited: it was refused. */
+  constructor(afterClose = false) {
+    super(
+      afterClose
+        ? 'the RobotsGate is closed: this request was made after gate.close() and was not sent'
+        : 'the RobotsGate was closed while this request waited for its host\'s slot: it was not sent',
+    );
     this.name = 'GateClosedError';
   }
+}
+
+/**
+ * `err` as a call made after gate.close() reports it: a GateClosedError (bare, or as the cause of
+ * fetch's `TypeError: fetch failed`) becomes the after-close one, since the wait it names began,
+ * and ended, after the close; any other error is returned as it is.
+ */
+export function closedBeforeCall(err: unknown): unknown {
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  return err instanceof GateClosedError || cause instanceof GateClosedError ? new GateClosedError(true) : err;
 }
 
 /** A RobotsGate option (or the ROBOTS_OVERRIDE_INTERVAL_MS variable behind one) out of range. */

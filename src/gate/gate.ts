@@ -12,7 +12,7 @@ import { defaultLimiter, unlessAborted, type Cancellation } from '../politeness/
 import type { Interval } from '../politeness/interval.js';
 import { decisionChannel, fetchChannel, policyChangeChannel } from './channels.js';
 import { crawlerIdentity } from './identity.js';
-import { GateClosedError, RobotsBlockedError } from './errors.js';
+import { closedBeforeCall, GateClosedError, RobotsBlockedError } from './errors.js';
 import { gatedFetch, type GateFetchInit } from './gated-fetch.js';
 import { gateInterceptor } from './interceptor.js';
 import { GatePoliteness, hostOnly, type GateDoor } from './politeness.js';
@@ -161,9 +161,14 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
    * A URL the `exempt` option names is decided at once, reason `exempt`, without robots.txt.
    * @param url absolute http: or https: URL.
    * @param options.signal aborts this caller's wait for robots.txt (rejects with its reason).
-   * @throws (rejects) TypeError naming a malformed URL; UnsupportedSchemeError for other schemes.
+   * @throws (rejects) TypeError naming a malformed URL; UnsupportedSchemeError for other schemes;
+   *   GateClosedError when gate.close() ends its wait for robots.txt, or comes before a check that
+   *   needs to fetch it.
    */
   check(url: string | URL, options?: CheckOptions): Promise<Decision> {
+    // A check made after close() never waited: its GateClosedError says it was refused (the doors'
+    // own checks are handled by the doors, which know when their call was made).
+    if (this.#pol.closed) return this.#check(url, options?.signal, undefined, options?.lease).catch((err: unknown) => Promise.reject(closedBeforeCall(err)));
     return this.#check(url, options?.signal, undefined, options?.lease);
   }
 
@@ -240,7 +245,7 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
    *   `crawl-delay-too-long` for a host whose Crawl-delay is over maxCrawlDelayMs); TypeError for a
    *   bad URL; TooManyRedirectsError (a TypeError) past `init.maxRedirects` (default 20); the
    *   signal's reason; GateClosedError (code `ERR_GATE_CLOSED`) when gate.close() ends its wait
-   *   for a slot; whatever fetch itself throws.
+   *   for a slot, or when it needs a slot after gate.close(); whatever fetch itself throws.
    */
   fetch(input: string | URL | { url: string }, init?: GateFetchInit): Promise<Response> {
     return gatedFetch(this.#door, input, init);
@@ -318,7 +323,8 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
    * waiting for their host's slot (gate.fetch, the interceptor, the robots.txt requests of their
    * checks) are not sent: they reject with GateClosedError (code `ERR_GATE_CLOSED`), gate.fetch's
    * as `err` itself, an interceptor request's as the error undici passes on. Requests already sent
-   * run to their end; the gate is not to be used after close.
+   * run to their end; the gate is not to be used after close: a request made after it that needs a
+   * slot rejects with a GateClosedError saying it was refused.
    */
   async close(): Promise<void> {
     this.#pol.close(new GateClosedError());

@@ -2,7 +2,7 @@
 // own origin's robots.txt before a byte is sent to it.
 import { fetch as undiciFetch, Headers, Request, type Dispatcher } from 'undici';
 import { parseHttpUrl, splitCanonicalUrl } from '../fetcher/url.js';
-import { GateClosedError, TooManyRedirectsError } from './errors.js';
+import { closedBeforeCall, GateClosedError, TooManyRedirectsError } from './errors.js';
 import type { GateDoor } from './politeness.js';
 import type { Decision, FetchHop } from './types.js';
 
@@ -43,11 +43,17 @@ interface Hops {
   location: string | undefined;
 }
 
-export function gatedFetch(
-  gate: GateDoor,
-  input: string | URL | { url: string; method?: string; headers?: unknown; arrayBuffer?: () => Promise<ArrayBuffer> },
-  init: GateFetchInit = {},
-): Promise<Response> {
+type FetchInput = string | URL | { url: string; method?: string; headers?: unknown; arrayBuffer?: () => Promise<ArrayBuffer> };
+
+export function gatedFetch(gate: GateDoor, input: FetchInput, init: GateFetchInit = {}): Promise<Response> {
+  // A call made after gate.close() never waited for a slot: its GateClosedError says it was refused,
+  // not that the close came while it waited. Read at the call, before any await: a close during the
+  // call is the waiting case.
+  if (gate.politeness.closed) return fetchHops(gate, input, init).catch((err: unknown) => Promise.reject(closedBeforeCall(err)));
+  return fetchHops(gate, input, init);
+}
+
+function fetchHops(gate: GateDoor, input: FetchInput, init: GateFetchInit): Promise<Response> {
   const source = typeof input === 'string' || input instanceof URL ? undefined : input;
   let st: Hops;
   let canonical = false;

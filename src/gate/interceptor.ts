@@ -7,6 +7,7 @@
 // here, each hop dispatched through the gate again.
 import { RedirectHandler, type Dispatcher } from 'undici';
 import { kRobotsFetch } from '../fetcher/robots-fetcher.js';
+import { closedBeforeCall } from './errors.js';
 import { dispatchPaced, isPaced } from './pace.js';
 import type { GateDoor } from './politeness.js';
 
@@ -19,6 +20,8 @@ export function gateInterceptor(gate: GateDoor): Dispatcher.DispatcherComposeInt
       if ((opts as unknown as Record<symbol, unknown>)[kRobotsFetch]) return dispatch(opts, handler);
       const { maxRedirections, ...rest } = opts as Dispatcher.DispatchOptions & { maxRedirections?: number };
       if (typeof maxRedirections === 'number' && maxRedirections > 0) return gated({ ...rest }, new RedirectHandler(gated, maxRedirections, rest, handler));
+      // A request made after gate.close() never waited for a slot: its GateClosedError says it was refused.
+      if (gate.politeness.closed) handler = refusedAfterClose(handler);
       // 0: the way undici keeps a dispatcher below its own redirect interceptor from redirecting.
       const withUa = { ...rest, maxRedirections: 0, headers: withUserAgent(opts.headers, gate.userAgent) } as Dispatcher.DispatchOptions;
       let url: string;
@@ -44,6 +47,20 @@ export function gateInterceptor(gate: GateDoor): Dispatcher.DispatcherComposeInt
       });
     };
     return gated;
+  };
+}
+
+/** `handler` with a GateClosedError reported as a request made after gate.close() gets it (see
+ *  closedBeforeCall); everything else forwarded as it is. compose() hands interceptors handlers
+ *  in undici's controller form, so these six callbacks are all there is to forward. */
+function refusedAfterClose(handler: DispatchHandler): DispatchHandler {
+  return {
+    onRequestStart: (c, ctx) => handler.onRequestStart?.(c, ctx),
+    onRequestUpgrade: (c, status, headers, socket) => handler.onRequestUpgrade?.(c, status, headers, socket),
+    onResponseStart: (c, status, headers, message) => handler.onResponseStart?.(c, status, headers, message),
+    onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
+    onResponseEnd: (c, trailers) => handler.onResponseEnd?.(c, trailers),
+    onResponseError: (c, err) => handler.onResponseError?.(c, closedBeforeCall(err) as Error),
   };
 }
 

@@ -228,6 +228,24 @@ export function productsOf(userAgent: string): string[] {
   return out;
 }
 
+/** Words crawler operators put in their crawlers' names (`AI2Bot`, `Applebot`, `360Spider`, `Crawler4j`). */
+const CRAWLER_WORD = /bot|spider|crawl/i;
+
+/**
+ * The products of a User-Agent string that likely name its crawler, in order (see {@link productsOf}):
+ * valid product tokens, no browser or platform (`Mozilla`, `Safari`, `iPhone`), whose name holds
+ * `bot`, `spider` or `crawl` in any case. For a header {@link productToken} reads as `Mozilla` (no
+ * product after `compatible;`), so a refusal can suggest the name to pass as the token instead:
+ * - `'Mozilla/5.0 (compatible) AI2Bot (+https://www.allenai.org/crawler)'` → `['AI2Bot']`
+ * - `'Mozilla/5.0 (iPhone; …) … Safari/604.1 (Applebot/0.1; +http://www.apple.com/go/applebot)'` → `['Applebot']`
+ * - a bare browser string → `[]`
+ * A guess from the name alone: the crawler's token is whatever sites write for it, which this
+ * only suggests and never uses.
+ */
+export function likelyCrawlerProducts(userAgent: string): string[] {
+  return productsOf(userAgent).filter((p) => isValidProductToken(p) && !isBrowserProduct(p) && CRAWLER_WORD.test(p));
+}
+
 /** Does `userAgent` name `token` as a product (see {@link productsOf}), case-insensitively? */
 export function namesProduct(userAgent: string, token: string): boolean {
   const t = token.toLowerCase();

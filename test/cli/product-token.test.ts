@@ -201,6 +201,21 @@ describe('a bare browser User-Agent names no crawler', () => {
     expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
   });
 
+  it('a header carrying a crawler outside compatible; (AI2Bot, Applebot) is refused with its name suggested', async () => {
+    const applebot =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 14_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/14.0.3 Mobile/15E148 Safari/604.1 (Applebot/0.1; +http://www.apple.com/go/applebot)';
+    const robots = file(tmp(), 'robots.txt', NAMING_FILE);
+    for (const [ua, name] of [[HEADERS.ai2bot, 'AI2Bot'], [applebot, 'Applebot']]) {
+      for (const cmd of ['check', 'explain']) {
+        const r = await runCli([cmd, 'https://x.test/', '--user-agent', ua, '--robots-file', robots]);
+        expect(r.code, `${cmd} ${name}`).toBe(2);
+        expect(r.stderr).toContain('names no crawler');
+        expect(r.stderr).toContain(`pass --product-token ${name},`);
+        expect(r.stderr).not.toContain('--product-token NAME');
+      }
+    }
+  });
+
   it('an empty --user-agent with --robots-file is exit 2 too', async () => {
     const robots = file(tmp(), 'robots.txt', NAMING_FILE);
     for (const cmd of ['check', 'explain']) {

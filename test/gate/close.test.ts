@@ -15,7 +15,7 @@ beforeAll(async () => {
     if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 600\n');
     res.writeHead(200, { 'content-type': 'text/plain' }).end(`page ${req.url}`);
   };
-  vh = await startVirtualHosts({ 'queued.test': site, 'via.test': site });
+  vh = await startVirtualHosts({ 'queued.test': site, 'via.test': site, 'late.test': site, 'late-via.test': site });
 });
 afterAll(async () => {
   await vh?.close();
@@ -37,7 +37,7 @@ describe('gate.close() with requests waiting for a slot', () => {
     for (const err of outcomes) {
       expect(err).toBeInstanceOf(GateClosedError);
       expect((err as GateClosedError).code).toBe('ERR_GATE_CLOSED');
-      expect((err as Error).message).toMatch(/closed/);
+      expect((err as Error).message).toMatch(/closed while this request waited/);
     }
     expect(vh.requests('queued.test').map((r) => r.path)).toEqual(['/robots.txt']);
   });
@@ -52,6 +52,39 @@ describe('gate.close() with requests waiting for a slot', () => {
       const err = await waiting;
       expect(err).toBeInstanceOf(GateClosedError);
       expect(vh.requests('via.test').map((r) => r.path)).toEqual(['/robots.txt']);
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
+// A call made after close() never waited: its error says it was refused, not that a close came
+// during a wait it never had.
+describe('calls made after gate.close()', () => {
+  const refused = /^the RobotsGate is closed: this request was made after gate\.close\(\) and was not sent$/;
+
+  it('gate.fetch and gate.check reject with GateClosedError saying the gate is closed, and send nothing', async () => {
+    const g = gate();
+    await g.close();
+    const base = vh.origin('late.test');
+    for (const call of [() => g.fetch(`${base}/a`), () => g.check(`${base}/b`)]) {
+      const err = await call().then(() => 'resolved', (e: unknown) => e);
+      expect(err).toBeInstanceOf(GateClosedError);
+      expect((err as GateClosedError).code).toBe('ERR_GATE_CLOSED');
+      expect((err as Error).message).toMatch(refused);
+    }
+    expect(vh.requests('late.test')).toEqual([]);
+  });
+
+  it('an interceptor request made after close rejects the same way', async () => {
+    const g = gate();
+    const agent = createResolvingAgent(vh.resolve).compose(g.interceptor());
+    try {
+      await g.close();
+      const err = await request(`${vh.origin('late-via.test')}/page`, { dispatcher: agent }).then(() => 'sent', (e: unknown) => e);
+      expect(err).toBeInstanceOf(GateClosedError);
+      expect((err as Error).message).toMatch(refused);
+      expect(vh.requests('late-via.test')).toEqual([]);
     } finally {
       await agent.close();
     }

@@ -6,6 +6,11 @@ import { request } from 'undici';
 import { startVirtualHosts, site, type VirtualHosts } from '../helpers/hosts.js';
 import { HEADERS, NAMING_FILE } from '../helpers/crawler-headers.js';
 import { RobotsGate, RobotsBlockedError, InvalidUserAgentError, createResolvingAgent, crawlerIdentity } from '../../src/index.js';
+import { likelyCrawlerProducts, productToken } from '../../src/parser/product-token.js';
+
+/** Applebot's header as Apple documents it: Safari's, with the crawler in a trailing comment. */
+const APPLEBOT =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 14_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/14.0.3 Mobile/15E148 Safari/604.1 (Applebot/0.1; +http://www.apple.com/go/applebot)';
 
 let vh: VirtualHosts;
 const page = (body: string) => (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
@@ -81,6 +86,38 @@ describe('the token read from the User-Agent', () => {
     expect(err.message).toContain('productToken');
     // AI2Bot's real header has `(compatible)` without a product: it too must say its token.
     expect(() => new RobotsGate({ userAgent: HEADERS.ai2bot })).toThrow(/names no crawler/);
+  });
+
+  it('the refusal names the crawler the header carries outside compatible; (AI2Bot, Applebot), else MyBot', () => {
+    const refusal = (userAgent: string) => {
+      try {
+        new RobotsGate({ userAgent });
+      } catch (e) {
+        return e as InvalidUserAgentError;
+      }
+      throw new Error(`${userAgent} was accepted`);
+    };
+    const ai2 = refusal(HEADERS.ai2bot);
+    expect(ai2).toMatchObject({ problem: 'no-crawler' });
+    expect(ai2.message).toContain('productToken: "AI2Bot"');
+    expect(ai2.message).not.toContain('MyBot');
+    const apple = refusal(APPLEBOT);
+    expect(apple).toMatchObject({ problem: 'no-crawler' });
+    expect(apple.message).toContain('productToken: "Applebot"');
+    // Nothing crawler-like to suggest: the placeholder stays.
+    expect(refusal(HEADERS.chrome).message).toContain('e.g. productToken: "MyBot"');
+    // The suggestion is the token that works, and the refusal does not change what is read.
+    expect(new RobotsGate({ userAgent: APPLEBOT, productToken: 'Applebot' }).productToken).toBe('Applebot');
+    expect(productToken(APPLEBOT)).toBe('Mozilla');
+  });
+
+  it('likelyCrawlerProducts picks valid, non-browser products named like crawlers, in order', () => {
+    expect(likelyCrawlerProducts(HEADERS.ai2bot)).toEqual(['AI2Bot']);
+    expect(likelyCrawlerProducts(APPLEBOT)).toEqual(['Applebot']);
+    expect(likelyCrawlerProducts(HEADERS.chrome)).toEqual([]);
+    expect(likelyCrawlerProducts('Mozilla/5.0 (compatible; MSIE 9.0; Windows NT 6.1; Trident/5.0)')).toEqual([]);
+    // Case-insensitive words; an invalid token (a dot) and a URL's path are no candidates.
+    expect(likelyCrawlerProducts('Mozilla/5.0 (compatible) Mail.RU_Bot/2.0 360SPIDER/1 SiteCrawler (+https://x.example/bot)')).toEqual(['360SPIDER', 'SiteCrawler']);
   });
 
   it('an empty or unsendable User-Agent is refused with the same error class', () => {
