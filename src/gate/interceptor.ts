@@ -4,8 +4,15 @@
 // undici's redirect interceptor composed outside the gate. Below the gate it would follow hops the
 // gate never sees (a disallowed path on another host was sent, under its Crawl-delay): there it is
 // switched off, and a request that asks for redirects itself (`maxRedirections`) has them followed
-// here, each hop dispatched through the gate again.
-import { RedirectHandler, type Dispatcher } from 'undici';
+// here, each hop dispatched through the gate again. undici's retry interceptor is the same case: a
+// retry below the gate re-sent a 503'd request 500 ms later, past the back-off and the interval, so
+// below it is switched off (`maxRetries: 0`), and a request's own `retryOptions` are kept here, each
+// retry dispatched through the gate again.
+//
+// The site a request names is its Host header's when it carries one (RFC 9110 §7.2: the target URI
+// is rebuilt from it): `request('http://a.test/x', { headers: { host: 'b.test' } })` is a request to
+// b.test, and was sent under a.test's policy and slot while b.test's robots.txt disallowed all.
+import { RedirectHandler, RetryHandler, type Dispatcher } from 'undici';
 import { kRobotsFetch } from '../fetcher/robots-fetcher.js';
 import { closedBeforeCall } from './errors.js';
 import { dispatchPaced, isPaced } from './pace.js';
@@ -18,16 +25,20 @@ export function gateInterceptor(gate: GateDoor): Dispatcher.DispatcherComposeInt
     const gated = function robotsGateInterceptor(opts: Dispatcher.DispatchOptions, handler: DispatchHandler): boolean {
       // The gate's own robots.txt fetches pass as they are: checking them would recurse.
       if ((opts as unknown as Record<symbol, unknown>)[kRobotsFetch]) return dispatch(opts, handler);
-      const { maxRedirections, ...rest } = opts as Dispatcher.DispatchOptions & { maxRedirections?: number };
-      if (typeof maxRedirections === 'number' && maxRedirections > 0) return gated({ ...rest }, new RedirectHandler(gated, maxRedirections, rest, handler));
+      const { maxRedirections, retryOptions, ...rest } = opts as Dispatcher.DispatchOptions & { maxRedirections?: number; retryOptions?: RetryOptions };
+      if (typeof maxRedirections === 'number' && maxRedirections > 0) return gated({ ...rest, ...(retryOptions ? { retryOptions } : {}) } as Dispatcher.DispatchOptions, new RedirectHandler(gated, maxRedirections, rest, handler));
+      if (retryOptions !== undefined && !isNoRetry(retryOptions)) {
+        return gated({ ...rest }, new RetryHandler({ ...rest, retryOptions }, { handler, dispatch: gated }) as unknown as DispatchHandler);
+      }
       // A request made after gate.close() never waited for a slot: its GateClosedError says it was refused.
       if (gate.politeness.closed) handler = refusedAfterClose(handler);
-      // 0: the way undici keeps a dispatcher below its own redirect interceptor from redirecting.
-      const withUa = { ...rest, maxRedirections: 0, headers: withUserAgent(opts.headers, gate.userAgent) } as Dispatcher.DispatchOptions;
+      // 0: the way undici keeps a dispatcher below its own redirect interceptor from redirecting;
+      // maxRetries 0 keeps a retry interceptor below from re-sending what the gate let go once.
+      const withUa = { ...rest, maxRedirections: 0, retryOptions: NO_RETRY, headers: withUserAgent(opts.headers, gate.userAgent) } as Dispatcher.DispatchOptions;
       let url: string;
       try {
         const origin = typeof opts.origin === 'string' ? new URL(opts.origin).origin : (opts.origin as URL).origin;
-        url = origin + opts.path;
+        url = targetOrigin(origin, headerValue(opts.headers, 'host')) + opts.path;
       } catch (err) {
         handler.onResponseError?.(null as never, err as Error);
         return true;
@@ -43,7 +54,7 @@ export function gateInterceptor(gate: GateDoor): Dispatcher.DispatcherComposeInt
         const blocked = gate.blocked(decision);
         if (blocked !== undefined) throw blocked;
         // An exempt request (the pipeline's own API) is not the crawler's: it keeps its own headers.
-        return decision.reason === 'exempt' ? ({ ...rest, maxRedirections: 0 } as Dispatcher.DispatchOptions) : withUa;
+        return decision.reason === 'exempt' ? ({ ...rest, maxRedirections: 0, retryOptions: NO_RETRY } as Dispatcher.DispatchOptions) : withUa;
       });
     };
     return gated;
@@ -64,6 +75,46 @@ function refusedAfterClose(handler: DispatchHandler): DispatchHandler {
   };
 }
 
+type RetryOptions = NonNullable<ConstructorParameters<typeof RetryHandler>[0]['retryOptions']>;
+// throwOnError false: an answer it will not retry is handed on as it is (a 503 stays a response).
+const NO_RETRY: RetryOptions = Object.freeze({ maxRetries: 0, throwOnError: false });
+const isNoRetry = (r: RetryOptions) => r.maxRetries === 0;
+
+/**
+ * The origin a request names: `origin`, or the one its Host header names (same scheme).
+ * @throws TypeError for a Host header that is no host[:port].
+ */
+function targetOrigin(origin: string, host: string | undefined): string {
+  if (host === undefined) return origin;
+  const scheme = origin.slice(0, origin.indexOf(':') + 1);
+  let named: URL | undefined;
+  try {
+    named = /[/?#@\\]/.test(host) ? undefined : new URL(`${scheme}//${host.trim()}`);
+  } catch {
+    named = undefined;
+  }
+  if (named === undefined || named.host === '') {
+    throw new TypeError(`invalid Host header ${JSON.stringify(host)}: a host[:port] is needed to know which site's robots.txt governs the request`);
+  }
+  return named.origin;
+}
+
+/** The first value of header `name` (lower case), in any form undici accepts. */
+function headerValue(headers: Dispatcher.DispatchOptions['headers'], name: string): string | undefined {
+  if (headers == null) return undefined;
+  const first = (v: unknown) => (Array.isArray(v) ? (v[0] as unknown) : v);
+  if (Array.isArray(headers) && !Array.isArray(headers[0])) {
+    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === name) return String(first(headers[i + 1]));
+    return undefined;
+  }
+  if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    for (const [k, v] of headers as Iterable<[string, unknown]>) if (k.toLowerCase() === name && v !== undefined) return String(first(v));
+    return undefined;
+  }
+  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) if (k.toLowerCase() === name && v !== undefined) return String(first(v));
+  return undefined;
+}
+
 /** The same headers (any form undici accepts) with User-Agent replaced by `ua`. */
 function withUserAgent(headers: Dispatcher.DispatchOptions['headers'], ua: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -73,7 +124,9 @@ function withUserAgent(headers: Dispatcher.DispatchOptions['headers'], ua: strin
   };
   if (headers == null) {
     // nothing
-  } else if (Array.isArray(headers)) {
+  } else if (Array.isArray(headers) && !Array.isArray(headers[0])) {
+    // undici's flat form, [name, value, name, value, …]; an array of [name, value] pairs is read
+    // as the iterable it also is, below.
     for (let i = 0; i + 1 < headers.length; i += 2) add(String(headers[i]), headers[i + 1] as string | string[]);
   } else if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
     for (const [k, v] of headers as Iterable<[string, string | string[] | undefined]>) add(k, v);
