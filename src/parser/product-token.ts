@@ -47,6 +47,8 @@ const BROWSER_PRODUCTS: ReadonlySet<string> = new Set([
   'mozilla', 'applewebkit', 'khtml', 'like', 'gecko', 'compatible', 'chrome', 'chromium', 'crios', 'safari', 'version',
   'mobile', 'firefox', 'fxios', 'edg', 'edge', 'opr', 'opera', 'msie', 'trident', 'windows', 'linux', 'macintosh',
   'x11', 'android', 'iphone', 'ipad', 'headlesschrome', 'u', 'wow64', 'win64', 'x64', 'ubuntu', 'cros',
+  // Browsers that name themselves after `compatible;` too (`(compatible; Konqueror/3.5; Linux)`).
+  'konqueror', 'seamonkey', 'iceweasel', 'epiphany', 'vivaldi', 'yabrowser', 'samsungbrowser', 'ucbrowser', 'silk',
 ]);
 
 /** Does `name` (any case) name a browser, engine or platform (`Gecko`, `Linux`, `MSIE`), not a crawler? */

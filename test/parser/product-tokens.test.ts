@@ -106,6 +106,9 @@ describe('the token read from a User-Agent string', () => {
     // A bare Internet Explorer string is a browser: it names no crawler, and RobotsGate refuses it.
     expect(productToken('Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0)')).toBe('Mozilla');
     expect(productToken('Mozilla/5.0 (compatible; +https://only.example/url)')).toBe('Mozilla');
+    // Konqueror names itself after `compatible;` as crawlers do: a browser all the same.
+    expect(productToken('Mozilla/5.0 (compatible; Konqueror/3.5; Linux)')).toBe('Mozilla');
+    expect(productToken('Mozilla/5.0 (compatible; Konqueror/4.5; Linux) KHTML/4.5.4 (like Gecko) compatible; MyBot/1.0')).toBe('MyBot');
   });
 
   it('a Mozilla string with no compatible; product stays Mozilla', () => {
