@@ -28,6 +28,7 @@ describe.each(['cheerio', 'puppeteer'])('examples/crawlers/%s.mjs', (name) => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/server side: 18 page requests, 6 robots\.txt requests, 0 disallowed URLs arrived/);
     expect(r.stdout).toContain('every stamp checks out');
-    expect(r.stdout).toMatch(/completed\s+30\s+18\s+12\b/);
+    // rows, URLs, then the URLs fetched and blocked.
+    expect(r.stdout).toMatch(/completed\s+30\s+30\s+18\s+12\b/);
   }, 150_000);
 });
