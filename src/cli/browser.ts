@@ -15,6 +15,7 @@ import { tolerateBrokenPipe } from './broken-pipe.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP } from './identity.js';
 import { collect } from './repeatable.js';
 import { printable } from './lint.js';
+import { makeOutDir } from './out-dir.js';
 
 /** Exit codes, as `--help` documents them. */
 export const BROWSER_EXIT = { stopped: 0, browserExited: 1, usage: 2, audit: 3, listen: 4 } as const;
@@ -102,7 +103,7 @@ async function runBrowser(opts: BrowserCliOptions): Promise<number> {
   let audit: SessionAudit | null = null;
   if (opts.out) {
     try {
-      fs.mkdirSync(opts.out, { recursive: true });
+      makeOutDir(opts.out);
       const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
       audit = new SessionAudit(new SqliteAuditSink(path.join(opts.out, 'audit.sqlite')), gate, runId, {
         command: 'browser',

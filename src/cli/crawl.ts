@@ -35,6 +35,7 @@ import { cliIdentity, PRODUCT_TOKEN_HELP } from './identity.js';
 import { collect } from './repeatable.js';
 import type { Purpose } from '../usage/index.js';
 import { checkCrawlOptions, noUrlWhy, type CrawlCliOptions } from './crawl-options.js';
+import { makeOutDir } from './out-dir.js';
 
 /** Exit codes, as `--help` documents them. */
 export const CRAWL_EXIT = {
@@ -169,7 +170,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   // The output directory: created if missing, and it must be writable.
   const outDir = path.resolve(opts.out);
   try {
-    fs.mkdirSync(outDir, { recursive: true });
+    makeOutDir(outDir);
     fs.accessSync(outDir, fs.constants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

@@ -165,6 +165,11 @@ describe('robots-gate crawl on bad input', () => {
     const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', out], { stdin: 'http://a.test/\n' });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/cannot write to --out .*(read-only|EROFS)/);
+    // A folder still to be made on it: Node's recursive mkdir says ENOENT there, which read as
+    // "there is no such file or directory".
+    const deeper = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(out, 'run', 'one')], { stdin: 'http://a.test/\n' });
+    expect(deeper.code).toBe(4);
+    expect(deeper.stderr).toMatch(/cannot write to --out .*run\/one: the file system is read-only/);
   });
 
   it.skipIf(!canMountTmpfs)('a disk that fills mid-run: non-zero exit, a clear message, the rows written intact', async () => {
