@@ -354,10 +354,6 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       rule = m.rule;
       group = m.group;
       reason = rule === null ? 'no-matching-rule' : allowed ? 'allowed-by-rule' : 'disallowed-by-rule';
-      // Usage lines apply only to what may be crawled (aipref attach draft); most files have none.
-      if (allowed && entry.usage !== null) {
-        usage = usageVerdict(signalsFromRobots(entry.usage.usage(path.slice(pathStart), entry.token), entry.stamp.robotsUrl));
-      }
     } else if (record.kind === 'unavailable') {
       allowed = true;
       reason = record.redirectLimit ? 'too-many-redirects' : 'unavailable';
@@ -371,6 +367,12 @@ export class RobotsGate extends EventEmitter<RobotsGateEvents> {
       overridden = true;
       reason = 'overridden';
       this.#markOverride(hostname);
+    }
+    // Usage lines apply only to what may be crawled (aipref attach draft), an overridden URL
+    // included: an override lifts access, and the uses the file reserves still hold (an overridden
+    // URL carried no verdict, so --purpose kept what the file reserved). Most files have none.
+    if (allowed && reason !== 'robots-txt' && entry.usage !== null) {
+      usage = usageVerdict(signalsFromRobots(entry.usage.usage(path.slice(pathStart), entry.token), entry.stamp.robotsUrl));
     }
     // After override on purpose: an override is a right to fetch, not a licence for a use the site reserves.
     const purpose: Purpose | undefined = this.#o.purpose;

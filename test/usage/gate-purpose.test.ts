@@ -71,9 +71,14 @@ describe('usage on decisions', () => {
   it('override lifts an access disallow, never a usage reservation', async () => {
     const gate = new RobotsGate({ userAgent: UA, resolve: vh.resolve, purpose: 'ai-train', override: true });
     try {
+      // The file reserves ai-train for all it serves: an overridden URL too (it was let through,
+      // its usage never read, and crawl --override --purpose ai-train kept the document).
       const admin = await gate.check(`${vh.origin('cf.test')}/admin/x`);
-      expect(admin).toMatchObject({ allowed: true, reason: 'overridden' });
+      expect(admin).toMatchObject({ allowed: false, reason: 'usage-reserved', overridden: true });
+      expect(admin.usage?.purposes['ai-train']).toMatchObject({ verdict: 'reserved' });
       expect((await gate.check(`${vh.origin('cf.test')}/page`)).reason).toBe('usage-reserved');
+      // A file that reserves nothing: the override lets the URL through.
+      expect(await gate.check(`${vh.origin('plain.test')}/x`)).toMatchObject({ allowed: true, reason: 'overridden' });
     } finally {
       await gate.close();
     }
