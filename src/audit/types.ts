@@ -74,7 +74,7 @@ export interface SitemapRead {
   readonly urls: number;
   readonly sitemaps: number;
   readonly dropped: Readonly<Record<string, number>>;
-  /** The cap that stopped the read early (`max-urls`, `max-bytes`, `max-ratio`, `timeout`), if any. */
+  /** The cap that stopped the read early (`max-urls`, `max-bytes`, `max-ratio`, `timeout`, `max-depth`), if any. */
   readonly limit: string | null;
   readonly problems: readonly string[];
   readonly gzip: boolean;

@@ -196,6 +196,7 @@ async function* parseResponse(ctx: ReadContext, res: Response, timeout: AbortSig
         if (meter.compressed !== undefined && meter.compressed > 0 && bytes > RATIO_GRACE_BYTES && bytes / meter.compressed > o.maxRatio) {
           limit ??= 'max-ratio';
         }
+        if (parser.capped) limit ??= 'max-depth';
         if (limit !== null || parser.done) break;
       }
       complete = limit === null && !parser.done;

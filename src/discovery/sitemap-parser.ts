@@ -17,6 +17,12 @@ export interface SitemapEntry {
 const MAX_PROBLEMS = 5;
 /** Characters kept of one field or one text line: a URL over 2,048 is dropped anyway. */
 const MAX_FIELD = 4_096;
+/** Elements open at once at most (a sitemap needs 4, a feed with extensions about 8). saxes keeps
+ *  an entry per open element, and so did we: 4,000,000 nested tags, 11.7 KB gzipped, held 1.3 GB. */
+export const MAX_DEPTH = 64;
+/** Attributes of one element at most (saxes holds them all until the tag ends: 2,000,000 on one
+ *  `<url>` held 555 MB). */
+export const MAX_ATTRIBUTES = 256;
 
 /** `&` not starting an entity or character reference (XML 1.0 §4.1). */
 const BARE_AMP = /&(?![A-Za-z_][A-Za-z0-9._-]*;|#[0-9]+;|#x[0-9A-Fa-f]+;)/g;
@@ -80,6 +86,8 @@ export class SitemapParser {
   readonly problems: string[] = [];
   problemCount = 0;
   done = false;
+  /** True when `done` came from a shape no sitemap has (MAX_DEPTH, MAX_ATTRIBUTES): a cap. */
+  capped = false;
 
   #xml: SaxesParser | undefined;
   #text: { line: string; overlong: boolean } | undefined;
@@ -91,6 +99,7 @@ export class SitemapParser {
   #carry = '';
   #bareAmp = false;
   #inCdata = false;
+  #attributes = 0;
 
   constructor(private readonly onEntry: (entry: SitemapEntry) => void) {}
 
@@ -201,10 +210,25 @@ export class SitemapParser {
     p.on('doctype', (d) => {
       if (/^\s*html\b/i.test(d)) this.#html();
     });
+    p.on('opentagstart', () => {
+      this.#attributes = 0;
+    });
+    p.on('attribute', () => {
+      if (++this.#attributes === MAX_ATTRIBUTES + 1) this.#stop(`an element with more than ${MAX_ATTRIBUTES} attributes`);
+    });
     p.on('opentag', (tag) => this.#open(tag));
     p.on('closetag', (tag) => this.#close(tag));
     p.on('text', (t) => this.#chars(t));
     p.on('cdata', (t) => this.#chars(t));
+  }
+
+  /** A shape no sitemap has, whose reading would cost without bound: what was read is kept, the
+   *  rest of the body is not read (the caller sees `done`). */
+  #stop(what: string): void {
+    if (this.done) return;
+    this.#problem(`${what}: no sitemap is shaped so; the rest was not read`);
+    this.done = true;
+    this.capped = true;
   }
 
   #html(): void {
@@ -215,6 +239,7 @@ export class SitemapParser {
 
   #open(tag: SaxesTagPlain): void {
     if (this.done) return;
+    if (this.#stack.length >= MAX_DEPTH) return this.#stop(`elements nested more than ${MAX_DEPTH} deep`);
     const name = local(tag.name);
     this.#stack.push(name);
     if (this.#stack.length === 1) {

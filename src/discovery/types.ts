@@ -42,8 +42,10 @@ export type DropReason =
  * - `max-bytes`   50 MB uncompressed (52,428,800 bytes; `maxBytesPerSitemap`)
  * - `max-ratio`   decompressed/compressed over `maxRatio`: a gzip bomb
  * - `timeout`     the fetch (body included) took longer than `timeoutMs`
+ * - `max-depth`   XML no sitemap is shaped like: elements nested over 64 deep, or one with over 256
+ *                 attributes (each held in memory until it closes: a nesting bomb)
  */
-export type SitemapLimit = 'max-urls' | 'max-bytes' | 'max-ratio' | 'timeout';
+export type SitemapLimit = 'max-urls' | 'max-bytes' | 'max-ratio' | 'timeout' | 'max-depth';
 
 /** One URL a sitemap listed and discovery kept: a candidate for the frontier, nothing more. */
 export interface DiscoveredUrl {
