@@ -34,7 +34,7 @@ export function auditCommand(): Command {
     .option('--host <host>', "one host's timeline: attempts and policy changes in time order")
     .option('--blocked', 'blocked URLs with the deciding rule and the policy that had it')
     .option('--changes', 'robots.txt changes seen during the runs (old and new sha256, boundary time)')
-    .option('--verify', 'check every attempt stamp: its policy text is stored, and re-deciding blocked URLs from that text gives the same rule')
+    .option('--verify', 'check every attempt stamp: its policy text is stored, re-deciding blocked URLs from that text gives the same rule, and every URL sent (not under override) is allowed by it')
     .option('--usage', 'documents by usage verdict per purpose (search, ai-input, ai-train), with the signals that decided')
     .option('--sitemaps', "every sitemap read (what it gave, what was dropped, the cap that stopped it) and each host's lastmod reliability")
     .option('--export <format>', 'jsonl: one line per saved document with its URL, content sha256, access stamp and usage verdict')
@@ -202,7 +202,9 @@ function byUrl(settled: Partial<Record<string, number>>): number[] {
 
 /** Every stamped attempt's policy is stored; the stored text hashes to its key (the text's UTF-8, or
  *  for a file that was UTF-16 or invalid UTF-8 on the wire, the octets the text was decoded from); a
- *  blocked URL re-decided from that text is blocked again by the same line. */
+ *  blocked URL re-decided from that text is blocked again by the same line, and a URL sent (not
+ *  under override) is allowed by it: a row saying `fetched` for a URL its stamped policy disallows
+ *  (one appended by hand, or rewritten) is the proof failing, not a fetch to trust. */
 function verify(reader: AuditReader, opts: AuditCliOptions): number {
   // Each run's tokens in match order: its --product-token values, else the token read from its User-Agent.
   const runs = new Map(
@@ -239,6 +241,13 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
       const m = robots.check(a.url, tokenInForce(robots, tokens));
       if (m.allowed || m.rule?.line !== a.ruleLine) {
         problems.push({ url: a.url, problem: `re-deciding from the stored text gives ${m.allowed ? 'allowed' : `line ${m.rule?.line}`}, the row says line ${a.ruleLine}` });
+      }
+    } else if (a.outcome === 'fetched' || (a.outcome === 'error' && a.status !== null)) {
+      const tokens = runs.get(a.runId);
+      if (!tokens) continue;
+      const m = robots.check(a.url, tokenInForce(robots, tokens));
+      if (!m.allowed) {
+        problems.push({ url: a.url, problem: `sent (${a.outcome}), but the stored text disallows it: line ${m.rule?.line} "${m.rule?.pattern}" (not under override)` });
       }
     }
   }

@@ -120,11 +120,19 @@ describe('robots-gate audit', () => {
       s.recordPolicy({ sha256: sha(V1), origin: 'http://a.test', robotsUrl: 'http://a.test/robots.txt', finalUrl: 'http://a.test/robots.txt', status: 200, fetchedAt: '2026-01-01T00:00:00.000Z', sitemaps: [], body: V1 });
       s.recordAttempt(row({ url: 'http://a.test/public', outcome: 'blocked', reason: 'disallowed-by-rule', ruleLine: 2 }));
       s.recordAttempt(row({ url: 'http://a.test/y', policySha256: 'f'.repeat(64) }));
+      // A row appended by hand saying a URL its stamped policy disallows was fetched: the
+      // database takes appends, so the proof is the re-decision (it passed as checked out).
+      s.recordAttempt(row({ url: 'http://a.test/private/forged' }));
+      // Sent under override: the text disallows it, and the row says why it went.
+      s.recordAttempt(row({ url: 'http://a.test/private/over', outcome: 'overridden', reason: 'overridden' }));
       s.close();
       const r = await runCli(['audit', bad, '--verify']);
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/public: re-deciding from the stored text gives allowed, the row says line 2/);
       expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/y: policy f{64} is not stored/);
+      expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/private\/forged: sent \(fetched\), but the stored text disallows it: line 2 "\/private"/);
+      expect(r.stdout).not.toMatch(/private\/over/);
+      expect(r.stdout).toMatch(/^3 problems$/m);
     } finally {
       fs.rmSync(bad, { recursive: true, force: true });
     }
