@@ -11,6 +11,9 @@ export const SCHEMA_VERSION = 1;
  *  trigger an unset rowid reads as -1, which no row written by the sink has. An UPSERT's DO
  *  UPDATE meets the same insert trigger (and the UPDATE one). */
 const APPEND_ONLY: Readonly<Record<string, string>> = {
+  // The schema version an audit was written under: rewritten, a reader would take rows for another
+  // layout's (it alone was open to UPDATE and DELETE).
+  meta: 'key = NEW.key OR rowid = NEW.rowid',
   runs: 'run_id = NEW.run_id OR rowid = NEW.rowid',
   run_ends: 'run_id = NEW.run_id OR rowid = NEW.rowid',
   attempts: 'seq = NEW.seq',

@@ -70,7 +70,8 @@ export class SqliteAuditSink implements AuditSink {
       for (const [col, type] of [['location', 'TEXT'], ['headers', 'TEXT'], ['truncated', 'INTEGER'], ['sitemap', 'TEXT'], ['usage', 'TEXT']] as const) {
         if (!columns.some((c) => c.name === col)) this.db.exec(`ALTER TABLE attempts ADD COLUMN ${col} ${type}`);
       }
-      this.db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+      // Not INSERT OR IGNORE: the table's append-only trigger refuses any insert that meets a key.
+      this.db.prepare('INSERT INTO meta (key, value) SELECT @key, @value WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = @key)').run({ key: 'schema_version', value: String(SCHEMA_VERSION) });
       this.insertAttempt = this.db.prepare(`INSERT INTO attempts (run_id, url, host, started_at, ended_at, outcome, status,
         bytes, content_sha256, saved_path, policy_sha256, robots_url, policy_fetched_at, policy_status, reason, rule_line,
         rule_pattern, parent_url, kind, wait_reason, interval_ms, error, attempt, final, location, headers, truncated, sitemap, usage)

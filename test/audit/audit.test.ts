@@ -40,6 +40,7 @@ describe('SQLite audit', () => {
   // Every way SQL has of rewriting a row, on every table the promise covers. REPLACE deletes the
   // old row without firing DELETE triggers, so each is tried, and the table compared after.
   it.each([
+    ['meta', 'value'],
     ['runs', 'user_agent'],
     ['run_ends', 'status'],
     ['attempts', 'outcome'],
