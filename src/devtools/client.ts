@@ -25,6 +25,10 @@ const REFUSED: Record<string, string> = {
   // Loads a URL from the browser process, not from a page the gate intercepts.
   'Network.loadNetworkResource': 'it fetches from outside the pages the robots.txt gate intercepts',
   'Tethering.bind': 'the endpoint opens no ports but its own',
+  // A command inside another's `message` string passes no check of this endpoint's: wrapped so,
+  // Target.createTarget opened a disallowed URL before the gate held its page, and
+  // Network.loadNetworkResource fetched one. Sessions here are flat: send with their sessionId.
+  'Target.sendMessageToTarget': 'nested (non-flat) sessions are not relayed: attach with flatten: true and send commands with the sessionId',
 };
 
 /** Error codes as Chromium uses them. */
@@ -137,7 +141,7 @@ export class Client implements SessionOwner {
   private refusal(method: string, params: Record<string, unknown>): string | null {
     const why = REFUSED[method];
     if (why) return why;
-    if (method === 'Target.detachFromTarget' || method === 'Target.sendMessageToTarget') {
+    if (method === 'Target.detachFromTarget') {
       const s = params.sessionId;
       if (typeof s === 'string' && this.gateSessions.has(s)) return 'that session is the robots.txt gate\'s';
       if (typeof s === 'string' && !this.sessions.has(s)) return 'that session is not this client\'s';

@@ -151,6 +151,20 @@ describe('the gate cannot be turned off by a client', () => {
       await expect(c.send('Target.sendMessageToTarget', { sessionId: guess, message: '{"id":1,"method":"Fetch.disable"}' })).rejects.toThrow(/refused/);
       await expect(c.send('Target.exposeDevToolsProtocol', { targetId })).rejects.toThrow(/refused/);
       await expect(c.send('Browser.crash')).rejects.toThrow(/refused/);
+      // A session of the client's own, attached non-flat: a command wrapped in another's message
+      // passed no check (a nested Target.createTarget opened a disallowed URL unheld, a nested
+      // Network.loadNetworkResource fetched one). Nothing nested is relayed.
+      const nested = await c.send('Target.createTarget', { url: 'about:blank' });
+      const { sessionId: nonFlat } = await c.send('Target.attachToTarget', { targetId: nested.targetId, flatten: false });
+      for (const inner of [
+        { id: 101, method: 'Target.createTarget', params: { url: h.site.url(CDN, '/private/nested-target.html') } },
+        { id: 102, method: 'Network.loadNetworkResource', params: { url: h.site.url(CDN, '/private/nested-resource.js'), options: { disableCache: true, includeCredentials: false } } },
+      ]) {
+        await expect(c.send('Target.sendMessageToTarget', { sessionId: nonFlat, message: JSON.stringify(inner) })).rejects.toThrow(/refused: nested \(non-flat\) sessions are not relayed/);
+      }
+      await sleep(300);
+      expect(h.site.paths(CDN).filter((p) => p.startsWith('/private/nested'))).toEqual([]);
+      await c.send('Target.closeTarget', { targetId: nested.targetId });
 
       const again = await openPage(c, false);
       const nav = await c.send('Page.navigate', { url: h.site.url(CDN, '/private/after.html') }, again.sessionId);
