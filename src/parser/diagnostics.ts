@@ -102,6 +102,10 @@ function message(code: DiagnosticCode, severity: Severity, d: string): string {
       return `The rule "${d}" repeats an earlier rule of its group; it can never decide.`;
     case 'shadowed-rule':
       return `The rule "${d}" can never decide: another rule of its group always wins over it.`;
+    case 'duplicate-usage-line':
+      return `The usage line "${d}" repeats an earlier one of its group; it adds nothing.`;
+    case 'too-many-usage-lines':
+      return `More than ${d} distinct Content-Usage and Content-Signal lines; this one and the rest were ignored (each is read for every document fetched).`;
   }
 }
 

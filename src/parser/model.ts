@@ -66,6 +66,9 @@ const SITEMAP_SET_FROM = 8;
 
 /** Rules from which the model's table is worth a typed array. */
 const TYPED_RULES_FROM = 256;
+/** Distinct usage lines kept at most (real files have a handful): each is read for every document
+ *  a crawler fetches, and rides on its audit row. */
+export const MAX_USAGE_LINES = 256;
 
 class ModelBuilder implements LineHandler, Model {
   readonly groups: GroupRecord[] = [];
@@ -76,6 +79,11 @@ class ModelBuilder implements LineHandler, Model {
    *  once there are more than a few, which a scan of the list decides as fast. */
   private sitemapSet: Set<string> | null = null;
   readonly usage: UsageRecord[] = [];
+  /** Usage lines kept so far, by kind, group, path and value: a repeated one adds nothing, and a
+   *  file of 10,000 copies of one Content-Signal line made every check read (and every audit row
+   *  carry) all of them, 8.5 MB a row. */
+  private usageSeen: Set<string> | null = null;
+  private usageCapped = false;
   private current: GroupRecord | null = null;
   /** The tolerances reported for the coming directive, as bits (1 << Leniency). */
   private lenientKinds = 0;
@@ -174,7 +182,7 @@ class ModelBuilder implements LineHandler, Model {
           path = cut < 0 ? value : value.slice(0, cut);
           prefs = cut < 0 ? '' : value.slice(cut).trim();
         }
-        this.usage.push({ kind: 'content-usage', group: this.groups.length - 1, path, value: prefs, line });
+        this.addUsage({ kind: 'content-usage', group: this.groups.length - 1, path, value: prefs, line }, keyColumn, value);
         return;
       }
       case Key.ContentSignal: {
@@ -182,7 +190,8 @@ class ModelBuilder implements LineHandler, Model {
         // it is read as applying to every crawler, as sites that put it there mean it.
         const g = this.current;
         if (g === null) this.log.add('signal-outside-group', 'info', line, keyColumn);
-        this.usage.push({ kind: 'content-signal', group: g === null ? -1 : this.groups.length - 1, path: null, value: text.slice(valueStart, valueEnd), line });
+        const value = text.slice(valueStart, valueEnd);
+        this.addUsage({ kind: 'content-signal', group: g === null ? -1 : this.groups.length - 1, path: null, value, line }, keyColumn, value);
         return;
       }
       default: {
@@ -213,6 +222,23 @@ class ModelBuilder implements LineHandler, Model {
     if (this.sitemapSet.has(url)) return;
     this.sitemapSet.add(url);
     list.push(url);
+  }
+
+  /** Keep a usage line unless an identical one of its group was kept, or MAX_USAGE_LINES were. */
+  private addUsage(r: UsageRecord, column: number, text: string): void {
+    const key = `${r.kind}\0${r.group}\0${r.path ?? ''}\0${r.value}`;
+    const seen = (this.usageSeen ??= new Set());
+    if (seen.has(key)) {
+      this.log.add('duplicate-usage-line', 'info', r.line, column, text);
+      return;
+    }
+    if (this.usage.length >= MAX_USAGE_LINES) {
+      if (!this.usageCapped) this.log.add('too-many-usage-lines', 'warning', r.line, column, String(MAX_USAGE_LINES));
+      this.usageCapped = true;
+      return;
+    }
+    seen.add(key);
+    this.usage.push(r);
   }
 
   private sitemap(value: string, line: number, column: number): void {

@@ -60,6 +60,8 @@ export type DiagnosticCode =
   | 'conflicting-rules'
   | 'duplicate-rule'
   | 'shadowed-rule'
+  | 'duplicate-usage-line'
+  | 'too-many-usage-lines'
   | 'nul-byte';
 
 /** One finding about one line of a robots.txt file, from the same parse that matching uses. */

@@ -30,6 +30,23 @@ describe('robots.txt usage lines', () => {
     expect(usageVerdict(signalsFromRobots(other)).purposes['ai-train'].verdict).toBe('unknown');
   });
 
+  it('a repeated usage line is read once, and past 256 distinct ones the rest are ignored, each with a diagnostic', () => {
+    // 10,000 copies of one line (a hostile file a breaker served): every check read them all, and
+    // every audit row carried them (8.5 MB a row, 52 ms a check).
+    const copies = parseRobotsTxt('User-agent: *\nDisallow: /private/\n' + 'Content-Signal: ai-train=no, search=yes\n'.repeat(10_000));
+    const m = copies.usage('/page', 'ExampleBot');
+    expect(m.contentSignal.map((l) => l.line)).toEqual([3]);
+    expect(usageVerdict(signalsFromRobots(m)).purposes['ai-train'].verdict).toBe('reserved');
+    expect(copies.diagnostics.filter((d) => d.code === 'duplicate-usage-line')).toHaveLength(9_999);
+    // Distinct lines: the first 256 are kept, the rest ignored, said once.
+    const distinct = parseRobotsTxt('User-agent: *\n' + Array.from({ length: 1_000 }, (_, i) => `Content-Usage: /p${i}/ train-ai=n\n`).join(''));
+    expect(distinct.usage('/p255/x', 'ExampleBot').contentUsage.map((l) => l.line)).toEqual([257]);
+    expect(distinct.usage('/p256/x', 'ExampleBot').contentUsage).toEqual([]);
+    const over = distinct.diagnostics.filter((d) => d.code === 'too-many-usage-lines');
+    expect(over.map((d) => [d.line, d.severity])).toEqual([[258, 'warning']]);
+    expect(over[0]!.message).toMatch(/More than 256 distinct/);
+  });
+
   it('usage lines never change access', () => {
     const robots = parseRobotsTxt('User-agent: *\nContent-Usage: train-ai=n\nDisallow: /x\n');
     expect(robots.check('/y', 'Bot').allowed).toBe(true);
