@@ -73,7 +73,20 @@ export class SitemapDiscovery implements AsyncIterable<DiscoveredUrl> {
         queue.push({ url: r.url.href, parentUrl: robotsUrl, advertisedBy: robotsUrl, depth: 1, vouched: [this.origin] });
       }
     }
-    const ctx: ReadContext = { gate: this.#gate, pacer: pacerFor(this.#limiter), o: this.#o, signal: this.#options.signal };
+    const ctx: ReadContext = {
+      gate: this.#gate,
+      pacer: pacerFor(this.#limiter),
+      o: this.#o,
+      signal: this.#options.signal,
+      redirectTarget: (url) => {
+        if (this.#known.has(url)) {
+          this.#drop('sitemap-loop');
+          return false;
+        }
+        this.#known.add(url);
+        return true;
+      },
+    };
     for (let i = 0; i < queue.length; i++) {
       const q = queue[i]!;
       if (this.#options.skip?.has(q.url)) continue;

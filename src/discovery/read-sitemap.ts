@@ -35,6 +35,10 @@ export interface ReadContext {
   readonly pacer: Pacer;
   readonly o: ResolvedDiscoverOptions;
   readonly signal: AbortSignal | undefined;
+  /** Asked before a redirect hop to `url` is followed: false when this discovery has that sitemap
+   *  already (listed, or reached by another redirect), which is then not requested again; true
+   *  claims it. Fifty children redirecting to their index read the index fifty-one times. */
+  readonly redirectTarget?: (url: string) => boolean;
 }
 
 /** Where a sitemap came from (for its report and its row). */
@@ -139,6 +143,13 @@ export async function* readSitemap(ctx: ReadContext, source: SitemapSource, repo
       }
       next.hash = '';
       next.username = next.password = '';
+      if (ctx.redirectTarget && !ctx.redirectTarget(next.href)) {
+        // Not an error of the site's (a sitemap listed as http: and as https: redirects so): what
+        // it points to is read once, under its own listing or hop.
+        report.outcome = 'read';
+        report.problems = [`redirects to ${next.href}, a sitemap this discovery reads once: not followed (sitemap-loop)`];
+        return;
+      }
       url = next.href;
     } finally {
       report.endedAt = Date.now();

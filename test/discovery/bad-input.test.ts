@@ -94,6 +94,27 @@ describe('discoverSitemaps: bad input', () => {
     expect(stats.dropped['sitemap-loop']).toBe(3);
   });
 
+  it('children that redirect back to their index: the index is read once, each redirect not followed (sitemap-loop)', async () => {
+    const kids = Array.from({ length: 10 }, (_, i) => `/c${i}.xml`);
+    const routes: Record<string, Route> = {
+      '/idx.xml': (res, o) => void res.writeHead(200, { 'content-type': 'application/xml' }).end(sitemapindex(kids.map((k) => `${o}${k}`))),
+      // Two children that redirect to one sitemap nobody lists: read once too.
+      '/c8.xml': (res, o) => void res.writeHead(301, { location: `${o}/moved.xml` }).end(),
+      '/c9.xml': (res, o) => void res.writeHead(301, { location: `${o}/moved.xml` }).end(),
+      '/moved.xml': (res, o) => void res.writeHead(200, { 'content-type': 'application/xml' }).end(urlset([`${o}/page`])),
+    };
+    for (const k of kids.slice(0, 8)) routes[k] = (res, o) => void res.writeHead(301, { location: `${o}/idx.xml` }).end();
+    const { v, o } = await host(['/idx.xml'], routes);
+    const { urls, stats, reports } = await discover(v);
+    expect(urls.map((u) => u.url)).toEqual([`${o}/page`]);
+    expect(v.requests('a.test', '/idx.xml')).toHaveLength(1);
+    expect(v.requests('a.test', '/moved.xml')).toHaveLength(1);
+    expect(stats.dropped['sitemap-loop']).toBe(9);
+    const looped = reports.filter((r) => r.problems.some((p) => /reads once: not followed/.test(p)));
+    expect(looped).toHaveLength(9);
+    expect(looped.every((r) => r.outcome === 'read' && r.status === 301)).toBe(true);
+  });
+
   it('a nesting bomb (1,000,000 nested tags, 9 KB gzipped) and an attribute flood: stopped at a shape no sitemap has, in bounded memory', async () => {
     const zlib = await import('node:zlib');
     const deep = zlib.gzipSync(`<urlset xmlns="${NS}"><url><loc>http://X/first</loc></url>` + '<a>'.repeat(1_000_000));
