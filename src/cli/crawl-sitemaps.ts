@@ -273,29 +273,53 @@ function journalWrite(fd: number, sitemap: string, entries: readonly SitemapEntr
   fs.writeSync(fd, JSON.stringify({ sitemap, entries }) + '\n');
 }
 
-/** Read a journal back: each sitemap's entries, for the sitemaps in `settled`. */
+/** Read a journal back: each sitemap's entries, for the sitemaps in `settled`. Read a chunk at a
+ *  time: read whole, a journal past V8's longest string (about 512 MiB; a few hostile sitemaps
+ *  make one) failed, and every sitemap it held was skipped with nothing replayed. A journal that
+ *  cannot be read replays nothing: those sitemaps are fetched again rather than lost. */
 export function readJournal(file: string, settled: ReadonlySet<string>): Map<string, SitemapEntry[]> {
   const out = new Map<string, SitemapEntry[]>();
   for (const s of settled) out.set(s, []);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return out;
-  }
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
+  const take = (line: string) => {
+    if (line === '') return;
     let rec: { sitemap: string; entries: SitemapEntry[] };
     try {
       rec = JSON.parse(line);
     } catch {
-      continue; // a line cut by a kill: that sitemap had no final row either
+      return; // a line cut by a kill: that sitemap had no final row either
     }
     const list = out.get(rec.sitemap);
-    if (list) list.push(...rec.entries);
+    if (list) for (const e of rec.entries) list.push(e);
+  };
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? out : new Map();
+  }
+  try {
+    const buf = Buffer.allocUnsafe(JOURNAL_CHUNK);
+    const decoder = new TextDecoder();
+    let carry = '';
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      const text = carry + decoder.decode(buf.subarray(0, n), { stream: n > 0 });
+      const lines = text.split('\n');
+      carry = n > 0 ? lines.pop()! : '';
+      for (const line of lines) take(line);
+      if (n === 0) break;
+    }
+    take(carry);
+  } catch {
+    return new Map();
+  } finally {
+    fs.closeSync(fd);
   }
   return out;
 }
+
+/** Bytes of the journal read at a time. */
+const JOURNAL_CHUNK = 1 << 20;
 
 /**
  * The crawl summary's freshness part for run `runId`: text lines, or one JSON line
