@@ -17,6 +17,8 @@ export interface EarlierRunsOptions {
   readonly redis: boolean;
   readonly userAgent: string;
   readonly productToken: readonly string[];
+  /** --purpose, or null without one. */
+  readonly purpose: string | null;
   readonly say: (s: string) => void;
 }
 
@@ -83,6 +85,18 @@ export function readEarlierRuns(o: EarlierRunsOptions): EarlierRuns | 'usage' | 
             otherAgent.userAgent !== o.userAgent
               ? `cannot --resume: ${o.outDir} was crawled as ${JSON.stringify(otherAgent.userAgent)} (run ${otherAgent.runId}), not ${JSON.stringify(o.userAgent)}; use another --out, or the same --user-agent`
               : `cannot --resume: ${o.outDir} was crawled with --product-token ${tokensOf(otherAgent.options)} (run ${otherAgent.runId}), not ${JSON.stringify(o.productToken)}; use another --out, or the same --product-token`,
+          );
+          return 'usage';
+        }
+        // URLs settled under one purpose were fetched, kept or refused for it: resumed under another,
+        // documents the new one reserves would stay kept, and rows refused for the old one stay refused.
+        const purposeOf = (options: Readonly<Record<string, unknown>>) => (typeof options.purpose === 'string' ? options.purpose : null);
+        const otherPurpose = runs.find((r) => purposeOf(r.options) !== o.purpose);
+        if (otherPurpose) {
+          reader.close();
+          const was = purposeOf(otherPurpose.options);
+          o.say(
+            `cannot --resume: ${o.outDir} was crawled ${was === null ? 'without --purpose' : `with --purpose ${was}`} (run ${otherPurpose.runId}), not ${o.purpose === null ? 'without one' : `with --purpose ${o.purpose}`}; use another --out, or the same --purpose`,
           );
           return 'usage';
         }

@@ -194,7 +194,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
   }
   // What the list holds, after normalisation: a resumed run says when it is not the same list.
   const listSha256 = createHash('sha256').update(list.urls.map((u) => u.url).join('\n')).digest('hex');
-  const earlier = readEarlierRuns({ outDir, auditName, list, listSha256, resume: !!opts.resume, redis: !!opts.redis, userAgent: opts.userAgent, productToken: opts.productToken, say });
+  const earlier = readEarlierRuns({ outDir, auditName, list, listSha256, resume: !!opts.resume, redis: !!opts.redis, userAgent: opts.userAgent, productToken: opts.productToken, purpose: opts.purpose ?? null, say });
   if (earlier === 'usage') return CRAWL_EXIT.usage;
   if (earlier === 'audit') return CRAWL_EXIT.audit;
   const { done, lastSent, unfollowed, resumeOf } = earlier;

@@ -76,6 +76,10 @@ describe('robots-gate crawl against hostile sites', () => {
     const other = await runCli(['crawl', '-', '--user-agent', 'OtherBot/2.0', '--resume', ...base], { stdin: urls([1, 2, 3]) });
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/cannot --resume: .* was crawled as "FirstBot\/1.0".*not "OtherBot\/2.0"/);
+    // Under another purpose: what was kept for none would stay kept where ai-train is reserved.
+    const purpose = await runCli(['crawl', '-', '--user-agent', 'FirstBot/1.0', '--purpose', 'ai-train', '--resume', ...base], { stdin: urls([1, 2, 3]) });
+    expect(purpose.code).toBe(2);
+    expect(purpose.stderr).toMatch(/cannot --resume: .* was crawled without --purpose \(run \S+\), not with --purpose ai-train; use another --out, or the same --purpose/);
     expect(v.requests('a.test').filter((r) => r.path !== '/robots.txt')).toHaveLength(2);
 
     const more = await runCli(['crawl', '-', '--user-agent', 'FirstBot/1.0', '--resume', ...base], { stdin: urls([1, 2, 3]) });
