@@ -21,6 +21,10 @@ export function parseResolveEntries(entries: readonly string[]): ResolveMap {
     const m = /^\+?(\[[^\]]+\]|[^:]+):(\d{1,5}):(.+)$/.exec(entry.trim());
     if (!m) throw new InvalidResolveEntryError(entry, 'wrong shape');
     const [, rawHost, rawPort, rawAddrs] = m as unknown as [string, string, string, string];
+    // curl's wildcard host and its removal entries were taken as host names no request ever has:
+    // the entry did nothing, and the host's robots.txt came back unreachable (all disallowed).
+    if (rawHost === '*') throw new InvalidResolveEntryError(entry, "curl's wildcard host * is not supported: name each host");
+    if (rawHost.startsWith('-')) throw new InvalidResolveEntryError(entry, `${JSON.stringify(rawHost)} is no host name (curl's -HOST:PORT removes an entry, which a list given once never needs)`);
     const port = Number(rawPort);
     if (port < 1 || port > 65535) throw new InvalidResolveEntryError(entry, `port ${rawPort} out of range`);
     const host = rawHost.startsWith('[') ? rawHost.toLowerCase() : domainToASCII(rawHost);

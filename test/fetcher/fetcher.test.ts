@@ -55,6 +55,9 @@ describe('createResolvingAgent', () => {
     expect(() => parseResolveEntries(['ex.com:443'])).toThrow(InvalidResolveEntryError);
     expect(() => parseResolveEntries(['ex.com:99999:127.0.0.1'])).toThrow(/out of range/);
     expect(() => parseResolveEntries(['ex.com:80:localhost'])).toThrow(/not an IP address/);
+    // curl's wildcard and removal entries matched no request: taken silently, they did nothing.
+    expect(() => parseResolveEntries(['*:80:127.0.0.1'])).toThrow(/wildcard host \* is not supported/);
+    expect(() => parseResolveEntries(['-ex.com:80:127.0.0.1'])).toThrow(/"-ex.com" is no host name/);
   });
 });
 
