@@ -156,7 +156,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     return CRAWL_EXIT.usage;
   }
   for (const bad of list.invalid.slice(0, 10)) say(`line ${bad.line}: ${bad.message} (skipped)`);
-  if (list.invalid.length > 10) say(`… and ${list.invalid.length - 10} more lines that are not URLs (all in the audit)`);
+  // A list with no URL at all stops here, before any audit exists: "all in the audit" was untrue then.
+  if (list.invalid.length > 10) say(`… and ${list.invalid.length - 10} more lines that are not URLs${list.urls.length > 0 ? ' (all in the audit)' : ''}`);
   if (opts.sitemaps) {
     const note = sitemapsListNote(list.urls);
     if (note) say(note);

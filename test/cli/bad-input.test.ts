@@ -73,6 +73,10 @@ describe('robots-gate crawl on bad input', () => {
     expect(await said('# x\n')).toBe('robots-gate crawl: no URL to crawl in the input: 1 line, all comments or blank\n');
     expect(await said('# x\nnot a url\n\n')).toMatch(/no URL to crawl in the input: 3 lines: 1 not an http\(s\) URL, the rest comments or blank\n$/);
     expect(await said('')).toBe('robots-gate crawl: no URL to crawl in the input: it is empty\n');
+    // More junk lines than are named, and no URL: no audit is written, and none is promised.
+    const junk = await said(Array.from({ length: 12 }, (_, i) => `junk ${i}`).join('\n') + '\n');
+    expect(junk).toMatch(/… and 2 more lines that are not URLs\n/);
+    expect(junk).not.toMatch(/all in the audit/);
     expect(fs.existsSync(path.join(dir, 'o0'))).toBe(false);
     const r2 = await runCli(['crawl', path.join(dir, 'missing.txt'), '--user-agent', UA, '--out', path.join(dir, 'o2')]);
     expect([r2.code, r2.stderr]).toEqual([2, expect.stringMatching(/cannot read the URL list .*: there is no such file or directory/)]);
