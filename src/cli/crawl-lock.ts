@@ -56,9 +56,11 @@ export function lockAudit(auditPath: string): CrawlLock {
       continue; // released meanwhile: try again
     }
     const m = /^(\S+) (\d+)$/.exec(holder);
-    if (m && m[1] === os.hostname() && !alive(Number(m[2]))) {
-      // Left by a crawl that was killed (SIGKILL, a crash): its process is gone.
-      fs.rmSync(lockPath, { force: true });
+    // Left by a crawl that was killed (SIGKILL, a crash): its process is gone. Or empty for a
+    // while: killed between creating the file and writing its name in (refused for ever before).
+    const stale = m ? m[1] === os.hostname() && !alive(Number(m[2])) : holder === '' && ageMs(lockPath) > EMPTY_LOCK_STALE_MS;
+    if (stale) {
+      takeOver(lockPath, holder);
       continue;
     }
     const who = m ? (m[1] === os.hostname() ? `process ${m[2]}` : `process ${m[2]} on ${m[1]}`) : 'another process';
@@ -68,6 +70,47 @@ export function lockAudit(auditPath: string): CrawlLock {
     );
   }
   throw new CrawlLockedError(`cannot take the lock ${lockPath}: it keeps changing hands`, lockPath);
+}
+
+/** An empty lock file older than this (ms) was left by a crawl killed as it wrote it. */
+const EMPTY_LOCK_STALE_MS = 10_000;
+
+function ageMs(file: string): number {
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Remove the stale lock that held `holder`, unless it changed hands meanwhile. Two crawls finding
+ * one stale lock both removed it, and the second removed the first's fresh lock: both ran (4 of
+ * 30 tries). Moving it aside is atomic (one of them moves it, the other finds nothing to move),
+ * and what was moved is checked: a fresh lock moved by mistake is put back.
+ */
+export function takeOver(lockPath: string, holder: string): void {
+  const aside = `${lockPath}.${process.pid}.stale`;
+  try {
+    fs.renameSync(lockPath, aside);
+  } catch {
+    return; // another crawl moved it first
+  }
+  let was: string | null = null;
+  try {
+    was = fs.readFileSync(aside, 'utf8').trim();
+  } catch {
+    // Unreadable now: treat as changed hands.
+  }
+  if (was === holder) {
+    fs.rmSync(aside, { force: true });
+    return;
+  }
+  try {
+    fs.renameSync(aside, lockPath);
+  } catch {
+    fs.rmSync(aside, { force: true });
+  }
 }
 
 function alive(pid: number): boolean {
