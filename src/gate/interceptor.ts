@@ -99,20 +99,28 @@ function targetOrigin(origin: string, host: string | undefined): string {
   return named.origin;
 }
 
-/** The first value of header `name` (lower case), in any form undici accepts. */
+/**
+ * The value of header `name` (lower case), in any form undici accepts.
+ * @throws TypeError when it is given more than once: the check read the first and undici sent the
+ *   last (`['host', 'a.test', 'host', 'b.test']` was decided as a.test and reached b.test).
+ */
 function headerValue(headers: Dispatcher.DispatchOptions['headers'], name: string): string | undefined {
   if (headers == null) return undefined;
-  const first = (v: unknown) => (Array.isArray(v) ? (v[0] as unknown) : v);
+  const found: unknown[] = [];
+  const see = (k: unknown, v: unknown) => {
+    if (v === undefined || String(k).toLowerCase() !== name) return;
+    if (Array.isArray(v)) found.push(...(v as unknown[]));
+    else found.push(v);
+  };
   if (Array.isArray(headers) && !Array.isArray(headers[0])) {
-    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === name) return String(first(headers[i + 1]));
-    return undefined;
+    for (let i = 0; i + 1 < headers.length; i += 2) see(headers[i], headers[i + 1]);
+  } else if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    for (const [k, v] of headers as Iterable<[string, unknown]>) see(k, v);
+  } else {
+    for (const [k, v] of Object.entries(headers as Record<string, unknown>)) see(k, v);
   }
-  if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
-    for (const [k, v] of headers as Iterable<[string, unknown]>) if (k.toLowerCase() === name && v !== undefined) return String(first(v));
-    return undefined;
-  }
-  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) if (k.toLowerCase() === name && v !== undefined) return String(first(v));
-  return undefined;
+  if (found.length > 1) throw new TypeError(`${found.length} ${name} headers: a request names one site`);
+  return found.length === 1 ? String(found[0]) : undefined;
 }
 
 /** The same headers (any form undici accepts) with User-Agent replaced by `ua`. */

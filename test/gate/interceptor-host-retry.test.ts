@@ -48,6 +48,11 @@ describe('the interceptor and the Host header', () => {
       const same = await request(`${vh.origin('front.test')}/ok`, { dispatcher: agent, headers: { host: `front.test:${port}` } });
       await same.body.text();
       expect(same.statusCode).toBe(200);
+      // Two Host headers: the check read the first and undici sent the last (closed.test reached).
+      for (const headers of [['host', `front.test:${port}`, 'host', `closed.test:${port}`], [['host', `front.test:${port}`], ['host', `closed.test:${port}`]]]) {
+        await expect(request(`${vh.origin('front.test')}/two`, { dispatcher: agent, headers: headers as never })).rejects.toThrow(/2 host headers/);
+      }
+      expect(vh.requests('closed.test').map((r) => r.path)).toEqual(['/robots.txt']);
       // A Host header that is no host[:port] names no site: refused, nothing sent.
       await expect(request(`${vh.origin('front.test')}/bad`, { dispatcher: agent, headers: { host: 'front.test/evil' } })).rejects.toThrow(/invalid Host header/);
       expect(vh.requests('front.test').map((r) => r.path)).toEqual(['/robots.txt', '/ok']);
