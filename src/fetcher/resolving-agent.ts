@@ -17,6 +17,8 @@ export function parseResolveEntries(entries: readonly string[]): ResolveMap {
   const map = new Map<string, string[]>();
   for (const entry of entries) {
     if (typeof entry !== 'string') throw new InvalidResolveEntryError(String(entry), 'not a string');
+    // curl's removal form (`-HOST:PORT`) has two parts: said as what it is, not as a wrong shape.
+    if (entry.trim().startsWith('-')) throw new InvalidResolveEntryError(entry, `"${entry.trim()}" is curl's removal form (-HOST:PORT), which a list given once never needs`);
     // curl's leading `+` (a timed entry) changes nothing for one run: accepted and ignored.
     const m = /^\+?(\[[^\]]+\]|[^:]+):(\d{1,5}):(.+)$/.exec(entry.trim());
     if (!m) throw new InvalidResolveEntryError(entry, 'wrong shape');
@@ -24,7 +26,6 @@ export function parseResolveEntries(entries: readonly string[]): ResolveMap {
     // curl's wildcard host and its removal entries were taken as host names no request ever has:
     // the entry did nothing, and the host's robots.txt came back unreachable (all disallowed).
     if (rawHost === '*') throw new InvalidResolveEntryError(entry, "curl's wildcard host * is not supported: name each host");
-    if (rawHost.startsWith('-')) throw new InvalidResolveEntryError(entry, `${JSON.stringify(rawHost)} is no host name (curl's -HOST:PORT removes an entry, which a list given once never needs)`);
     const port = Number(rawPort);
     if (port < 1 || port > 65535) throw new InvalidResolveEntryError(entry, `port ${rawPort} out of range`);
     const host = rawHost.startsWith('[') ? rawHost.toLowerCase() : domainToASCII(rawHost);

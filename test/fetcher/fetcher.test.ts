@@ -57,7 +57,8 @@ describe('createResolvingAgent', () => {
     expect(() => parseResolveEntries(['ex.com:80:localhost'])).toThrow(/not an IP address/);
     // curl's wildcard and removal entries matched no request: taken silently, they did nothing.
     expect(() => parseResolveEntries(['*:80:127.0.0.1'])).toThrow(/wildcard host \* is not supported/);
-    expect(() => parseResolveEntries(['-ex.com:80:127.0.0.1'])).toThrow(/"-ex.com" is no host name/);
+    expect(() => parseResolveEntries(['-ex.com:80'])).toThrow(/curl's removal form/);
+    expect(() => parseResolveEntries(['-ex.com:80:127.0.0.1'])).toThrow(/curl's removal form/);
   });
 });
 
