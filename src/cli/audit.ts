@@ -191,6 +191,26 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
   }
 }
 
+/** Whether `url`'s host is one `override` names (its name alone, or with its port). */
+function underOverride(override: true | readonly string[] | null, url: string): boolean {
+  if (override === true) return true;
+  if (override === null) return false;
+  try {
+    const u = new URL(url);
+    return override.includes(u.hostname.toLowerCase()) || override.includes(u.host.toLowerCase());
+  } catch {
+    return false;
+  }
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
 /** The URLs columns of the runs and hosts tables: URLs, then fetched, blocked, skipped and error
  *  by how each URL settled, as the crawl summary and the report count them (`rows` beside them
  *  counts every request and retry: a 503 retried into a 200 is two rows, one URL fetched). */
@@ -202,15 +222,19 @@ function byUrl(settled: Partial<Record<string, number>>): number[] {
 
 /** Every stamped attempt's policy is stored; the stored text hashes to its key (the text's UTF-8, or
  *  for a file that was UTF-16 or invalid UTF-8 on the wire, the octets the text was decoded from); a
- *  blocked URL re-decided from that text is blocked again by the same line, and a URL sent (not
- *  under override) is allowed by it: a row saying `fetched` for a URL its stamped policy disallows
- *  (one appended by hand, or rewritten) is the proof failing, not a fetch to trust. */
+ *  blocked URL re-decided from that text is blocked again by the same line; and a URL sent is one
+ *  its run could send: allowed by its stamped policy (the robots.txt of its own origin), or under an
+ *  --override the run named, or without a stamp only where robots.txt was unavailable (4xx). A row
+ *  appended by hand saying a disallowed URL was fetched is caught when it does not add up; verify
+ *  checks that the audit is consistent, not who wrote it (no row is signed). */
 function verify(reader: AuditReader, opts: AuditCliOptions): number {
-  // Each run's tokens in match order: its --product-token values, else the token read from its User-Agent.
+  // Each run's tokens in match order (its --product-token values, else the token read from its
+  // User-Agent) and the hosts it overrode (null: the run did not record them).
   const runs = new Map(
     reader.runs().map((r) => {
       const given = Array.isArray(r.options.productToken) ? (r.options.productToken as string[]) : [];
-      return [r.runId, r.userAgent ? (given.length ? given : [productToken(r.userAgent)]) : null] as const;
+      const override = r.options.override === true ? true : Array.isArray(r.options.override) ? (r.options.override as string[]).map((h) => h.toLowerCase()) : null;
+      return [r.runId, { tokens: r.userAgent ? (given.length ? given : [productToken(r.userAgent)]) : null, override }] as const;
     }),
   );
   const parsed = new Map<string, RobotsTxt | null>();
@@ -218,7 +242,26 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
   let checked = 0;
   const problems: { url: string; problem: string }[] = [];
   for (const a of reader.attempts()) {
-    if (a.policySha256 === null) continue;
+    const run = runs.get(a.runId);
+    const sent = a.outcome === 'fetched' || a.outcome === 'overridden' || (a.outcome === 'error' && a.status !== null);
+    if (sent && run === undefined) {
+      problems.push({ url: a.url, problem: `sent (${a.outcome}) in run ${a.runId}, which the audit does not hold: whose rules applied is unknown` });
+      continue;
+    }
+    // A row saying `overridden` went under override by its own account: it is held to the run's
+    // list of overridden hosts where the run recorded one. An error row of such a host (a 503) says
+    // nothing of the override: the list tells.
+    const listed = sent && run !== undefined && underOverride(run.override, a.url);
+    const overridden = a.outcome === 'overridden' || listed;
+    if (a.outcome === 'overridden' && run !== undefined && run.override !== null && !listed) {
+      problems.push({ url: a.url, problem: `overridden, but run ${a.runId} overrode no such host` });
+    }
+    if (a.policySha256 === null) {
+      // Without robots.txt (4xx, or a redirect chain past its limit: RFC 9309 §2.3.1.3) all is allowed.
+      const unavailable = typeof a.policyStatus === 'number' && a.policyStatus >= 300 && a.policyStatus < 500 && a.policyStatus !== 429;
+      if (sent && !overridden && !unavailable) problems.push({ url: a.url, problem: `sent (${a.outcome}) without a policy stamp, robots.txt status ${a.policyStatus ?? 'none'}` });
+      continue;
+    }
     checked++;
     let robots = parsed.get(a.policySha256);
     if (robots === undefined) {
@@ -235,16 +278,20 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
       problems.push({ url: a.url, problem: `policy ${a.policySha256} is not stored` });
       continue;
     }
+    // The stamp names the robots.txt of the URL's own origin (RFC 9309 §2.3): another origin's
+    // file, however permissive, did not govern it.
+    if (a.robotsUrl !== null && originOf(a.robotsUrl) !== originOf(a.url)) {
+      problems.push({ url: a.url, problem: `stamped with ${a.robotsUrl}, the robots.txt of another origin` });
+      continue;
+    }
+    const tokens = run?.tokens;
+    if (!tokens) continue;
     if (a.outcome === 'blocked' && a.reason === 'disallowed-by-rule') {
-      const tokens = runs.get(a.runId);
-      if (!tokens) continue;
       const m = robots.check(a.url, tokenInForce(robots, tokens));
       if (m.allowed || m.rule?.line !== a.ruleLine) {
         problems.push({ url: a.url, problem: `re-deciding from the stored text gives ${m.allowed ? 'allowed' : `line ${m.rule?.line}`}, the row says line ${a.ruleLine}` });
       }
-    } else if (a.outcome === 'fetched' || (a.outcome === 'error' && a.status !== null)) {
-      const tokens = runs.get(a.runId);
-      if (!tokens) continue;
+    } else if (sent && !overridden) {
       const m = robots.check(a.url, tokenInForce(robots, tokens));
       if (!m.allowed) {
         problems.push({ url: a.url, problem: `sent (${a.outcome}), but the stored text disallows it: line ${m.rule?.line} "${m.rule?.pattern}" (not under override)` });

@@ -123,16 +123,35 @@ describe('robots-gate audit', () => {
       // A row appended by hand saying a URL its stamped policy disallows was fetched: the
       // database takes appends, so the proof is the re-decision (it passed as checked out).
       s.recordAttempt(row({ url: 'http://a.test/private/forged' }));
-      // Sent under override: the text disallows it, and the row says why it went.
+      // Sent under override: the text disallows it, and the row says why it went. The run did not
+      // record which hosts it overrode: the row is taken at its word.
       s.recordAttempt(row({ url: 'http://a.test/private/over', outcome: 'overridden', reason: 'overridden' }));
+      // Forgeries that do not add up, each caught: no stamp where robots.txt answered 200; a run
+      // the audit does not hold; another origin's permissive robots.txt as the stamp; an override
+      // of a host the run did not override.
+      s.recordAttempt(row({ url: 'http://a.test/private/nostamp', policySha256: null }));
+      s.recordAttempt(row({ url: 'http://a.test/private/ghost', runId: 'ghost-run' }));
+      s.recordPolicy({ sha256: sha('User-agent: *\nAllow: /\n'), origin: 'http://b.test', robotsUrl: 'http://b.test/robots.txt', finalUrl: 'http://b.test/robots.txt', status: 200, fetchedAt: '2026-01-01T00:00:00.000Z', sitemaps: [], body: 'User-agent: *\nAllow: /\n' });
+      s.recordAttempt(row({ url: 'http://a.test/private/other', policySha256: sha('User-agent: *\nAllow: /\n'), robotsUrl: 'http://b.test/robots.txt' }));
+      s.recordRun({ runId: 'run-ov', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'TestBot/1.0', options: { override: ['o.test'] }, resumeOf: null, worker: null });
+      s.recordAttempt(row({ runId: 'run-ov', url: 'http://a.test/private/notover', outcome: 'overridden', reason: 'overridden' }));
+      // Not forgeries: an overridden host's 503 (an error row, no override mark), and a page sent
+      // where robots.txt was a 404 (no stamp to check).
+      s.recordAttempt(row({ runId: 'run-ov', url: 'http://o.test/private/busy', host: 'o.test', robotsUrl: 'http://o.test/robots.txt', outcome: 'error', status: 503, reason: 'http-503' }));
+      s.recordAttempt(row({ url: 'http://c.test/page', host: 'c.test', policySha256: null, robotsUrl: 'http://c.test/robots.txt', policyStatus: 404 }));
       s.close();
       const r = await runCli(['audit', bad, '--verify']);
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/public: re-deciding from the stored text gives allowed, the row says line 2/);
       expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/y: policy f{64} is not stored/);
       expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/private\/forged: sent \(fetched\), but the stored text disallows it: line 2 "\/private"/);
-      expect(r.stdout).not.toMatch(/private\/over/);
-      expect(r.stdout).toMatch(/^3 problems$/m);
+      expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/private\/nostamp: sent \(fetched\) without a policy stamp, robots\.txt status 200/);
+      expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/private\/ghost: sent \(fetched\) in run ghost-run, which the audit does not hold/);
+      expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/private\/other: stamped with http:\/\/b\.test\/robots\.txt, the robots\.txt of another origin/);
+      expect(r.stdout).toMatch(/PROBLEM\s+http:\/\/a\.test\/private\/notover: overridden, but run run-ov overrode no such host/);
+      expect(r.stdout).not.toMatch(/private\/over:|private\/busy|c\.test\/page/);
+      expect(r.stdout).toMatch(/^7 problems$/m);
+      expect(r.stdout.match(/private\/notover/g)).toHaveLength(1);
     } finally {
       fs.rmSync(bad, { recursive: true, force: true });
     }
