@@ -105,7 +105,7 @@ function message(code: DiagnosticCode, severity: Severity, d: string): string {
     case 'duplicate-usage-line':
       return `The usage line "${d}" repeats an earlier one of its group; it adds nothing.`;
     case 'too-many-usage-lines':
-      return `More than ${d} distinct Content-Usage and Content-Signal lines; this one and the rest were ignored (each is read for every document fetched).`;
+      return `More than ${d} distinct Content-Usage and Content-Signal lines; this one and the rest were not read (each is read for every document fetched), and every use is taken as reserved, since one of them may reserve it.`;
   }
 }
 

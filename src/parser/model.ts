@@ -69,6 +69,8 @@ const TYPED_RULES_FROM = 256;
 /** Distinct usage lines kept at most (real files have a handful): each is read for every document
  *  a crawler fetches, and rides on its audit row. */
 export const MAX_USAGE_LINES = 256;
+/** What the usage lines past MAX_USAGE_LINES are read as: every use reserved. */
+const CAPPED_SIGNAL = 'search=no, ai-input=no, ai-train=no';
 
 class ModelBuilder implements LineHandler, Model {
   readonly groups: GroupRecord[] = [];
@@ -233,8 +235,13 @@ class ModelBuilder implements LineHandler, Model {
       return;
     }
     if (this.usage.length >= MAX_USAGE_LINES) {
-      if (!this.usageCapped) this.log.add('too-many-usage-lines', 'warning', r.line, column, String(MAX_USAGE_LINES));
+      if (this.usageCapped) return;
       this.usageCapped = true;
+      this.log.add('too-many-usage-lines', 'warning', r.line, column, String(MAX_USAGE_LINES));
+      // Lines left unread may reserve a use, and a reservation wins over any allowing line: read
+      // every use as reserved from here (fail closed), for every crawler. Ignored silently, a
+      // file-wide `train-ai=n` after 256 junk lines read as "unknown".
+      this.usage.push({ kind: 'content-signal', group: -1, path: null, value: CAPPED_SIGNAL, line: r.line });
       return;
     }
     seen.add(key);

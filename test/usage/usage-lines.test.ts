@@ -38,13 +38,19 @@ describe('robots.txt usage lines', () => {
     expect(m.contentSignal.map((l) => l.line)).toEqual([3]);
     expect(usageVerdict(signalsFromRobots(m)).purposes['ai-train'].verdict).toBe('reserved');
     expect(copies.diagnostics.filter((d) => d.code === 'duplicate-usage-line')).toHaveLength(9_999);
-    // Distinct lines: the first 256 are kept, the rest ignored, said once.
-    const distinct = parseRobotsTxt('User-agent: *\n' + Array.from({ length: 1_000 }, (_, i) => `Content-Usage: /p${i}/ train-ai=n\n`).join(''));
+    // Distinct lines: the first 256 are kept, the rest not read, said once; what they might
+    // reserve is taken as reserved (fail closed): a file-wide train-ai=n after 256 path lines
+    // allowing it read as "unknown" when they were only dropped.
+    const distinct = parseRobotsTxt('User-agent: *\n' + Array.from({ length: 256 }, (_, i) => `Content-Usage: /p${i}/ train-ai=y\n`).join('') + 'Content-Usage: train-ai=n\n' + 'Content-Usage: /q/ search=y\n');
     expect(distinct.usage('/p255/x', 'ExampleBot').contentUsage.map((l) => l.line)).toEqual([257]);
-    expect(distinct.usage('/p256/x', 'ExampleBot').contentUsage).toEqual([]);
+    expect(distinct.usage('/q/x', 'ExampleBot').contentUsage).toEqual([]);
     const over = distinct.diagnostics.filter((d) => d.code === 'too-many-usage-lines');
     expect(over.map((d) => [d.line, d.severity])).toEqual([[258, 'warning']]);
-    expect(over[0]!.message).toMatch(/More than 256 distinct/);
+    expect(over[0]!.message).toMatch(/More than 256 distinct .* every use is taken as reserved/);
+    for (const path of ['/elsewhere', '/p3/x', '/q/x']) {
+      const v = usageVerdict(signalsFromRobots(distinct.usage(path, 'ExampleBot')));
+      expect([v.purposes['ai-train'].verdict, v.purposes.search.verdict, v.purposes['ai-input'].verdict], path).toEqual(['reserved', 'reserved', 'reserved']);
+    }
   });
 
   it('usage lines never change access', () => {
