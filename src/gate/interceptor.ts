@@ -34,11 +34,13 @@ export function gateInterceptor(gate: GateDoor): Dispatcher.DispatcherComposeInt
       if (gate.politeness.closed) handler = refusedAfterClose(handler);
       // 0: the way undici keeps a dispatcher below its own redirect interceptor from redirecting;
       // maxRetries 0 keeps a retry interceptor below from re-sending what the gate let go once.
-      const withUa = { ...rest, maxRedirections: 0, retryOptions: NO_RETRY, headers: withUserAgent(opts.headers, gate.userAgent) } as Dispatcher.DispatchOptions;
+      let withUa: Dispatcher.DispatchOptions;
       let url: string;
       try {
+        const sent = withUserAgent(opts.headers, gate.userAgent);
+        withUa = { ...rest, maxRedirections: 0, retryOptions: NO_RETRY, headers: sent.headers } as Dispatcher.DispatchOptions;
         const origin = typeof opts.origin === 'string' ? new URL(opts.origin).origin : (opts.origin as URL).origin;
-        url = targetOrigin(origin, headerValue(opts.headers, 'host')) + opts.path;
+        url = targetOrigin(origin, sent.host) + opts.path;
       } catch (err) {
         handler.onResponseError?.(null as never, err as Error);
         return true;
@@ -100,35 +102,24 @@ function targetOrigin(origin: string, host: string | undefined): string {
 }
 
 /**
- * The value of header `name` (lower case), in any form undici accepts.
- * @throws TypeError when it is given more than once: the check read the first and undici sent the
- *   last (`['host', 'a.test', 'host', 'b.test']` was decided as a.test and reached b.test).
+ * The same headers (any form undici accepts) with User-Agent replaced by `ua`, and the Host header's
+ * value (undefined without one), read in the same walk.
+ * @throws TypeError for more than one Host header: a check reading the first while undici sent the
+ *   last let `['host', 'a.test', 'host', 'b.test']` be decided as a.test and reach b.test.
  */
-function headerValue(headers: Dispatcher.DispatchOptions['headers'], name: string): string | undefined {
-  if (headers == null) return undefined;
-  const found: unknown[] = [];
-  const see = (k: unknown, v: unknown) => {
-    if (v === undefined || String(k).toLowerCase() !== name) return;
-    if (Array.isArray(v)) found.push(...(v as unknown[]));
-    else found.push(v);
-  };
-  if (Array.isArray(headers) && !Array.isArray(headers[0])) {
-    for (let i = 0; i + 1 < headers.length; i += 2) see(headers[i], headers[i + 1]);
-  } else if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
-    for (const [k, v] of headers as Iterable<[string, unknown]>) see(k, v);
-  } else {
-    for (const [k, v] of Object.entries(headers as Record<string, unknown>)) see(k, v);
-  }
-  if (found.length > 1) throw new TypeError(`${found.length} ${name} headers: a request names one site`);
-  return found.length === 1 ? String(found[0]) : undefined;
-}
-
-/** The same headers (any form undici accepts) with User-Agent replaced by `ua`. */
-function withUserAgent(headers: Dispatcher.DispatchOptions['headers'], ua: string): Record<string, string | string[]> {
+function withUserAgent(headers: Dispatcher.DispatchOptions['headers'], ua: string): { headers: Record<string, string | string[]>; host: string | undefined } {
   const out: Record<string, string | string[]> = {};
+  let hosts = 0;
+  let host: string | undefined;
   const add = (k: string, v: string | string[] | undefined) => {
     if (v === undefined) return;
-    if (k.toLowerCase() !== 'user-agent') out[k] = v;
+    const name = k.toLowerCase();
+    if (name === 'user-agent') return;
+    if (name === 'host') {
+      hosts += Array.isArray(v) ? v.length : 1;
+      host = String(Array.isArray(v) ? v[0] : v);
+    }
+    out[k] = v;
   };
   if (headers == null) {
     // nothing
@@ -141,6 +132,7 @@ function withUserAgent(headers: Dispatcher.DispatchOptions['headers'], ua: strin
   } else {
     for (const [k, v] of Object.entries(headers as Record<string, string | string[] | undefined>)) add(k, v);
   }
+  if (hosts > 1) throw new TypeError(`${hosts} host headers: a request names one site`);
   out['user-agent'] = ua;
-  return out;
+  return { headers: out, host };
 }
