@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { openAudit, type AuditReader } from '../audit/reader.js';
 import { parseRobotsTxt, productToken } from '../parser/index.js';
 import { tokenInForce } from '../gate/identity.js';
+import { originOf } from '../fetcher/url.js';
 import { textHashesTo } from '../gate/policy-record.js';
 import type { RobotsTxt } from '../parser/types.js';
 import { printSitemaps } from './audit-sitemaps.js';
@@ -191,6 +192,15 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
   }
 }
 
+/** Whether two URLs share an origin (fetcher/url's originOf); null when either is no http(s) URL. */
+function sameOrigin(a: string, b: string): boolean | null {
+  try {
+    return originOf(a) === originOf(b);
+  } catch {
+    return null;
+  }
+}
+
 /** Whether `url`'s host is one `override` names (its name alone, or with its port). */
 function underOverride(override: true | readonly string[] | null, url: string): boolean {
   if (override === true) return true;
@@ -200,14 +210,6 @@ function underOverride(override: true | readonly string[] | null, url: string): 
     return override.includes(u.hostname.toLowerCase()) || override.includes(u.host.toLowerCase());
   } catch {
     return false;
-  }
-}
-
-function originOf(url: string): string | null {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
   }
 }
 
@@ -280,7 +282,7 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
     }
     // The stamp names the robots.txt of the URL's own origin (RFC 9309 §2.3): another origin's
     // file, however permissive, did not govern it.
-    if (a.robotsUrl !== null && originOf(a.robotsUrl) !== originOf(a.url)) {
+    if (a.robotsUrl !== null && sameOrigin(a.robotsUrl, a.url) === false) {
       problems.push({ url: a.url, problem: `stamped with ${a.robotsUrl}, the robots.txt of another origin` });
       continue;
     }
