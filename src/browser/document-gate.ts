@@ -1,7 +1,11 @@
-// Used when Playwright runs elsewhere (chromium.connect): without its server-side sessions no
-// browser-level auto-attach can hold a new page (page-watch.ts), so documents (every frame's
-// navigation and each of its redirect hops) are decided by one browser-level session that pauses
-// documents only. It sits after the pages' own sessions and after Playwright's routing, so a
+// Documents (every frame's navigation and each of its redirect hops) are decided by one
+// browser-level session that pauses documents only. With Playwright elsewhere (chromium.connect)
+// it decides them all: without Playwright's server-side sessions no browser-level auto-attach can
+// hold a new page (page-watch.ts). With Playwright in this process the pages' own sessions decide
+// their documents, and this one is the net behind them: a popup's first navigation can start
+// before its own session intercepts (Chromium sends a new page's first request while the page
+// waits for the debugger: two `window.open()` at once on a loaded machine let the second go
+// ungated 5 runs of 6), and so it is decided here; what a page session let go passes unasked. It sits after the pages' own sessions and after Playwright's routing, so a
 // document the caller fulfills from a route never leaves the browser and is not reported. It also
 // catches a context's new pages at their first navigation: Playwright hands out a popup's Page
 // only once it has started loading, too late for a page session. RFC 9309 §2.2.2 holds for a
@@ -12,7 +16,7 @@ import type { Decision } from '../gate/types.js';
 import { sessionChannel, type Channel } from './channel.js';
 import type { Claim, TargetInfo } from './claim.js';
 import type { NavigationPace } from './navigation-pace.js';
-import { frameUrlOf, uaHeaders, type Verdict } from './target-gate.js';
+import { frameUrlOf, letGoByPage, uaHeaders, type Verdict } from './target-gate.js';
 import type { GatedRequest, NavigationWait } from './types.js';
 
 /** What one gatePage / gateContext handle gives the browser-level session. */
@@ -134,10 +138,10 @@ class DocumentGate {
 
   private async onPaused(e: DocumentPaused): Promise<void> {
     const url = e.request.url;
-    if (!/^https?:/i.test(url)) return void this.go(e);
+    const key = e.networkId ?? e.requestId;
+    if (!/^https?:/i.test(url) || letGoByPage(key)) return void this.go(e);
     const owners = await this.find(e.frameId);
     if (!owners.length) return void this.go(e);
-    const key = e.networkId ?? e.requestId;
     const from = e.redirectedRequestId ? (this.last.get(key) ?? null) : null;
     this.last.set(key, url);
     if (this.last.size > 1_000) this.last.delete(this.last.keys().next().value!);

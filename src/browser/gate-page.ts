@@ -153,22 +153,24 @@ function install(target: Target, gate: BrowserGate, options: GateOptions): Promi
       if (contextId !== null) contexts.add(contextId);
       unregister = await watchNewPages(context, { disposed: () => handle.disposed, wants, claims, adopt });
     }
-    if (!unregister) {
-      // Playwright elsewhere: documents, and new pages' first documents, at the browser level.
-      unregister = await gateDocuments(context.browser(), {
-        decide,
-        record: (entry) => handle.record(entry),
-        disposed: () => handle.disposed,
-        userAgent,
-        pace,
-        claims,
-        wants,
-        adopt,
-        contexts,
-        settled: () => Promise.allSettled([...pages.values()]),
-      });
-      registry.documentsElsewhere = unregister !== null;
-    }
+    // Playwright elsewhere: documents, and new pages' first documents, at the browser level. In
+    // this process: the net behind the pages' own sessions, for a popup's first navigation that
+    // leaves before its session intercepts (document-gate.ts).
+    const watching = unregister;
+    const documents = await gateDocuments(context.browser(), {
+      decide,
+      record: (entry) => handle.record(entry),
+      disposed: () => handle.disposed,
+      userAgent,
+      pace,
+      claims,
+      wants,
+      adopt,
+      contexts,
+      settled: () => Promise.allSettled([...pages.values()]),
+    });
+    if (!watching) registry.documentsElsewhere = documents !== null;
+    unregister = watching && documents ? async () => void (await Promise.all([watching(), documents()])) : (watching ?? documents);
     if (isPage) {
       // Its popups are gated from their creation (above); this names their page once Playwright has it.
       (target as Page).on('popup', onPage);

@@ -95,6 +95,17 @@ const BLOCKED_MATCH_WAIT_MS = 500;
 /** Statuses whose response has no body: the document's response ended with its headers. */
 const NO_BODY = new Set([204, 205, 304]);
 
+/** Documents a page's own session let go (by DevTools network id, which every hop of a navigation
+ *  shares), so that the browser-level session behind it (document-gate.ts) lets them through
+ *  unasked. Bounded, oldest first out: by the time an id falls out its hops are long past. */
+const letGo = new Set<string>();
+const LET_GO_MAX = 10_000;
+
+/** Whether a page's own session decided the document `networkId` and let it go. */
+export function letGoByPage(networkId: string): boolean {
+  return letGo.has(networkId);
+}
+
 /**
  * Starts gating the target behind `channel`: enables Fetch (Request stage) on it and auto-attaches
  * its children (out-of-process iframes, workers), gating those alike before they run.
@@ -197,7 +208,13 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
       return emit(null);
     }
     const headers = uaHeaders(e.request.headers, o.userAgent);
-    const go = () => channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId });
+    const go = () => {
+      if (e.resourceType === 'Document') {
+        letGo.add(e.networkId ?? e.requestId);
+        if (letGo.size > LET_GO_MAX) letGo.delete(letGo.values().next().value!);
+      }
+      return channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId });
+    };
     // A paced navigation is recorded once it is let go: its row starts then, after its slot wait
     // (an audit stamped at the decision shows gaps shorter than the interval the host got).
     if (pace && e.resourceType === 'Document') return paced(pace, e, url, v.decision!, go, emit);
