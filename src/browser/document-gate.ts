@@ -5,7 +5,8 @@
 // their documents, and this one is the net behind them: a popup's first navigation can start
 // before its own session intercepts (Chromium sends a new page's first request while the page
 // waits for the debugger: two `window.open()` at once on a loaded machine let the second go
-// ungated 5 runs of 6), and so it is decided here; what a page session let go passes unasked. It sits after the pages' own sessions and after Playwright's routing, so a
+// ungated 5 runs of 6), and so it is decided here. A document a page session decided and let
+// go pauses here too: it passes unasked (passedByPage), decided, spaced and reported once. It sits after the pages' own sessions and after Playwright's routing, so a
 // document the caller fulfills from a route never leaves the browser and is not reported. It also
 // catches a context's new pages at their first navigation: Playwright hands out a popup's Page
 // only once it has started loading, too late for a page session. RFC 9309 §2.2.2 holds for a
@@ -16,7 +17,7 @@ import type { Decision } from '../gate/types.js';
 import { sessionChannel, type Channel } from './channel.js';
 import type { Claim, TargetInfo } from './claim.js';
 import type { NavigationPace } from './navigation-pace.js';
-import { frameUrlOf, letGoByPage, uaHeaders, type Verdict } from './target-gate.js';
+import { frameUrlOf, passedByPage, uaHeaders, type Verdict } from './target-gate.js';
 import type { GatedRequest, NavigationWait } from './types.js';
 
 /** What one gatePage / gateContext handle gives the browser-level session. */
@@ -138,10 +139,10 @@ class DocumentGate {
 
   private async onPaused(e: DocumentPaused): Promise<void> {
     const url = e.request.url;
-    const key = e.networkId ?? e.requestId;
-    if (!/^https?:/i.test(url) || letGoByPage(key)) return void this.go(e);
+    if (!/^https?:/i.test(url) || passedByPage(e.frameId, url)) return void this.go(e);
     const owners = await this.find(e.frameId);
     if (!owners.length) return void this.go(e);
+    const key = e.networkId ?? e.requestId;
     const from = e.redirectedRequestId ? (this.last.get(key) ?? null) : null;
     this.last.set(key, url);
     if (this.last.size > 1_000) this.last.delete(this.last.keys().next().value!);
@@ -232,12 +233,12 @@ class DocumentGate {
   }
 }
 
-const gates = new WeakMap<Browser, Promise<DocumentGate | null>>();
+const gates = new WeakMap<object, Promise<DocumentGate | null>>();
 
-async function open(browser: Browser): Promise<DocumentGate | null> {
+async function open(connect: () => Promise<Channel>): Promise<DocumentGate | null> {
   let channel: Channel;
   try {
-    channel = sessionChannel(await browser.newBrowserCDPSession());
+    channel = await connect();
   } catch {
     return null;
   }
@@ -252,19 +253,28 @@ async function open(browser: Browser): Promise<DocumentGate | null> {
 }
 
 /**
- * Registers `owner` with `browser`'s document session (opened on first use, one per browser).
- * @returns an unregister function; null when the browser has no browser-level DevTools (not
- *  Chromium, or a persistent context): the pages' own sessions decide documents then.
+ * Registers `owner` with the document session of the browser `key` stands for (opened on first
+ * use with `connect`, a browser-level DevTools session; one per browser, whatever the driver).
+ * @returns an unregister function; null when no browser-level session can be had.
  */
-export async function gateDocuments(browser: Browser | null, owner: DocumentOwner): Promise<(() => Promise<void>) | null> {
-  if (!browser) return null;
-  let pending = gates.get(browser);
+export async function gateDocumentsOf(key: object, connect: () => Promise<Channel>, owner: DocumentOwner): Promise<(() => Promise<void>) | null> {
+  let pending = gates.get(key);
   if (!pending) {
-    pending = open(browser);
-    gates.set(browser, pending);
+    pending = open(connect);
+    gates.set(key, pending);
   }
   const gate = await pending;
   if (!gate) return null;
   await gate.add(owner);
   return () => gate.remove(owner);
+}
+
+/**
+ * gateDocumentsOf for a Playwright browser.
+ * @returns null as well when the browser has no browser-level DevTools (not Chromium, or a
+ *  persistent context): the pages' own sessions decide documents then.
+ */
+export async function gateDocuments(browser: Browser | null, owner: DocumentOwner): Promise<(() => Promise<void>) | null> {
+  if (!browser) return null;
+  return gateDocumentsOf(browser, async () => sessionChannel(await browser.newBrowserCDPSession()), owner);
 }

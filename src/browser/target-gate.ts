@@ -95,15 +95,27 @@ const BLOCKED_MATCH_WAIT_MS = 500;
 /** Statuses whose response has no body: the document's response ended with its headers. */
 const NO_BODY = new Set([204, 205, 304]);
 
-/** Documents a page's own session let go (by DevTools network id, which every hop of a navigation
- *  shares), so that the browser-level session behind it (document-gate.ts) lets them through
- *  unasked. Bounded, oldest first out: by the time an id falls out its hops are long past. */
-const letGo = new Set<string>();
+/** Documents a page's own session let go, by frame and URL (the browser-level session behind it,
+ *  document-gate.ts, sees no network id), each with how many times: a document pauses there too
+ *  once let go here, and must pass unasked. Bounded, oldest first out. */
+const letGo = new Map<string, number>();
 const LET_GO_MAX = 10_000;
 
-/** Whether a page's own session decided the document `networkId` and let it go. */
-export function letGoByPage(networkId: string): boolean {
-  return letGo.has(networkId);
+/** Whether a page's own session let the document `url` of frame `frameId` go: true once per time
+ *  it did. */
+export function passedByPage(frameId: string, url: string): boolean {
+  const key = `${frameId} ${url}`;
+  const n = letGo.get(key);
+  if (n === undefined) return false;
+  if (n > 1) letGo.set(key, n - 1);
+  else letGo.delete(key);
+  return true;
+}
+
+function markLetGo(frameId: string, url: string): void {
+  const key = `${frameId} ${url}`;
+  letGo.set(key, (letGo.get(key) ?? 0) + 1);
+  if (letGo.size > LET_GO_MAX) letGo.delete(letGo.keys().next().value!);
 }
 
 /**
@@ -209,10 +221,7 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     }
     const headers = uaHeaders(e.request.headers, o.userAgent);
     const go = () => {
-      if (e.resourceType === 'Document') {
-        letGo.add(e.networkId ?? e.requestId);
-        if (letGo.size > LET_GO_MAX) letGo.delete(letGo.values().next().value!);
-      }
+      if (e.resourceType === 'Document') markLetGo(e.frameId, url);
       return channel.send('Fetch.continueRequest', headers ? { requestId: e.requestId, headers } : { requestId: e.requestId });
     };
     // A paced navigation is recorded once it is let go: its row starts then, after its slot wait

@@ -11,6 +11,7 @@ import type { BrowserSession } from '../browser/direct-session.js';
 import { Handle, NO_SPECULATION_RULES } from '../browser/gate-page.js';
 import { navigationPace } from '../browser/navigation-pace.js';
 import { PageWatch } from '../browser/page-watch.js';
+import { gateDocumentsOf, type DocumentOwner } from '../browser/document-gate.js';
 import { PageClaims } from '../browser/page-claims.js';
 import type { RequestEmitter } from '../browser/request-matcher.js';
 import type { BrowserGate, GatedRequest, GateHandle, GateOptions } from '../browser/types.js';
@@ -126,13 +127,13 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
   const onDisconnected = () => {
     for (const c of claims.values()) c.gone.abort(new Error('browser disconnected'));
   };
-  let unregister: (() => void) | null = null;
+  let unregister: (() => Promise<void>) | null = null;
   const handle = new Handle<PuppeteerGatedRequest>(async () => {
     if (isPage) (target as Page).off('popup', onPage);
     else (target as Browser).off('targetcreated', onTarget);
     browser.off('disconnected', onDisconnected);
     await Promise.allSettled([...pages.values()]);
-    unregister?.();
+    await unregister?.();
     await registry.stop();
   }, options.maxBlocked ?? 10_000);
   (handle as import('node:events').EventEmitter).on('newListener', (event: string | symbol) => {
@@ -144,7 +145,24 @@ function install(target: Page | Browser, gate: BrowserGate, options: GateOptions
     const watch = await watchOf(browser);
     const owner = { disposed: () => handle.disposed, wants, claims, adopt: (id: string, c: Channel) => registry.claim(id, c, null) };
     await watch.add(owner);
-    unregister = () => watch.remove(owner);
+    // The net behind the pages' own sessions: a popup's first navigation can leave before its
+    // session intercepts (document-gate.ts); documents a page session let go pass it unasked.
+    const documents = await gateDocumentsOf(browser, async () => sessionChannel(asSession(await browser.target().createCDPSession())), {
+      decide: registry.decide,
+      record: (entry) => handle.record(entry as unknown as PuppeteerGatedRequest),
+      disposed: () => handle.disposed,
+      userAgent,
+      pace,
+      claims: claims as unknown as DocumentOwner['claims'],
+      wants,
+      adopt: (id, c) => registry.claim(id, c, null) as unknown as ReturnType<DocumentOwner['adopt']>,
+      contexts,
+      settled: () => Promise.allSettled([...pages.values()]),
+    });
+    unregister = async () => {
+      watch.remove(owner);
+      await documents?.();
+    };
     if (isPage) {
       (target as Page).on('popup', onPage);
       await guard(target as Page);

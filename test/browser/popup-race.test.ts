@@ -2,20 +2,22 @@
 // page's first request while the page still waits for the debugger, so the second popup's
 // navigation could leave before its own session intercepted it (ungated, unspaced, Chromium's
 // User-Agent: 4 to 5 runs of 6 before document-gate.ts came to stand behind the page sessions
-// with Playwright in this process). The load is two busy loops at the lowest priority, for this
+// with Playwright in this process, 3 of 6 with Puppeteer). The load is two busy loops at the lowest priority, for this
 // file's few seconds only: they take CPU from nothing else that wants it, yet widen the race.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
 import { RobotsGate } from '../../src/gate/index.js';
-import { gatePage, launchChromium } from '../../src/browser/index.js';
+import { CHROMIUM_ARGS, DEFAULT_CHROMIUM, gatePage, launchChromium } from '../../src/browser/index.js';
+import { gatePage as gatePuppeteerPage } from '../../src/puppeteer/index.js';
 import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
 
 const H = '127.0.0.1';
 const UA = 'PopupRaceBot/1.0 (+https://example.test/bot)';
 const html = (path: string) => `<!doctype html><title>${path}</title><p>${path}</p>`;
 
-describe('popups opened at once on a busy machine (Playwright in this process)', () => {
+describe('popups opened at once on a busy machine', () => {
   let browser: Browser;
   let opener: VirtualHosts;
   let target: VirtualHosts;
@@ -34,7 +36,7 @@ describe('popups opened at once on a busy machine (Playwright in this process)',
     await target?.close();
   });
 
-  test('no disallowed popup reaches its server, and each is reported blocked', async () => {
+  test('Playwright in this process: no disallowed popup reaches its server, and each is reported blocked', async () => {
     const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0 });
     try {
       for (let i = 0; i < 6; i++) {
@@ -57,13 +59,40 @@ describe('popups opened at once on a busy machine (Playwright in this process)',
     }
   });
 
-  test('allowed popups go with the gate\'s User-Agent, one host interval apart', async () => {
+  test('Puppeteer: no disallowed popup reaches its server, and each is reported blocked', async () => {
+    const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0 });
+    const pup = await puppeteer.launch({ executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS], headless: true });
+    try {
+      for (let i = 0; i < 6; i++) {
+        const context = await pup.createBrowserContext();
+        const page = await context.newPage();
+        const handle = await gatePuppeteerPage(page, gate);
+        const urls = [`${target.origin(H)}/xp1-${i}`, `${target.origin(H)}/xp2-${i}`];
+        const blocked = Promise.all(urls.map((u) => new Promise<void>((resolve) => handle.on('blocked', (b) => b.url === u && resolve()))));
+        await page.goto(`${opener.origin(H)}/opener-p-${i}`);
+        await page.evaluate(([a, b]) => void (window.open(a), window.open(b)), urls);
+        await Promise.race([blocked, new Promise((r) => setTimeout(r, 5_000))]);
+        await new Promise((r) => setTimeout(r, 200));
+        expect(target.log.filter((r) => r.path.startsWith('/x')).map((r) => `${r.path} ${r.userAgent}`)).toEqual([]);
+        expect(handle.blocked.map((b) => b.url).filter((u) => urls.includes(u)).sort()).toEqual(urls);
+        await handle.dispose();
+        await context.close();
+      }
+    } finally {
+      await gate.close();
+      await pup.close();
+    }
+  });
+
+  test('Playwright: allowed popups go with the gate\'s User-Agent, one host interval apart', async () => {
     const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 600, jitter: 0 });
     try {
       for (let i = 0; i < 3; i++) {
         const context = await browser.newContext();
         const page = await context.newPage();
         const handle = await gatePage(page, gate);
+        const allowed: string[] = [];
+        handle.on('allowed', (e) => allowed.push(e.url));
         await page.goto(`${opener.origin(H)}/opener-ok-${i}`);
         const from = target.log.length;
         const popups = [`${target.origin(H)}/ok1-${i}`, `${target.origin(H)}/ok2-${i}`];
@@ -75,6 +104,10 @@ describe('popups opened at once on a busy machine (Playwright in this process)',
         expect(sent.filter((r) => r.userAgent !== UA)).toEqual([]);
         // Each request after the end of the one before it, by the host's interval (robots.txt included).
         for (let k = 1; k < sent.length; k++) expect(sent[k]!.startedAt - sent[k - 1]!.endedAt!).toBeGreaterThanOrEqual(600 - 5);
+        // Each document decided and reported once, whichever session paused it.
+        await new Promise((r) => setTimeout(r, 300));
+        const documents = allowed.filter((u) => !u.endsWith('/favicon.ico'));
+        expect(documents.sort()).toEqual([`${opener.origin(H)}/opener-ok-${i}`, ...popups].sort());
         await handle.dispose();
         await context.close();
       }
