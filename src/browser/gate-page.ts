@@ -4,9 +4,10 @@
 // Requests are paused over DevTools (Fetch domain, target-gate.ts), one session per page, which
 // also pauses every redirect hop. With Playwright in this process the page's session decides its
 // documents too, and new targets a handle gates (a gated context's pages, a gated page's popups,
-// their shared workers) are held at creation until their session is ready (page-watch.ts). With
-// Playwright elsewhere (connect) documents are decided by one browser-level session instead
-// (document-gate.ts), which catches new pages at their first navigation.
+// their shared workers) are held at creation until their session is ready (page-watch.ts); a
+// browser-level session decides the documents no page session let go (a popup's first request
+// can leave before its session intercepts). With Playwright elsewhere (connect) that session
+// decides every document (document-gate.ts), and catches new pages at their first navigation.
 import { EventEmitter } from 'node:events';
 import diagnostics from 'node:diagnostics_channel';
 import type { BrowserContext, Page, Request, WebSocketRoute } from 'playwright-core';

@@ -1,14 +1,13 @@
 // New pages of a gated context (context.newPage(), window.open, a link with target=_blank), a
 // gated page's popups, and shared workers of a gated page's context are gated from their
 // creation: one browser-level session auto-attaches to every new target with
-// `waitForDebuggerOnStart`, so a new target waits, before its first request, until its own
-// session has Fetch enabled. RFC 9309 §2.2.2 holds for a popup's first URL as for any.
+// `waitForDebuggerOnStart`, so a new target's scripts wait until its own session has Fetch
+// enabled. RFC 9309 §2.2.2 holds for a popup's first URL as for any.
 //
-// This replaces a browser-level Fetch interception of documents (document-gate.ts, still used
-// when Playwright runs elsewhere): any Fetch pattern makes Chromium route every request of every
-// frame through its interception proxy, which cost a second 0.06 to 0.1 of an ungated page load
-// on top of the page's own session (bench/README.md). Auto-attach costs one round trip per new
-// target and nothing per request.
+// The hold does not cover a new page's first request: Chromium sends it while the page waits for
+// the debugger, and on a loaded machine it can leave before the page's session intercepts. The
+// browser-level document session (document-gate.ts) stands behind the pages' sessions for that,
+// and decides only what they did not let go.
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { Channel } from './channel.js';
 import { directBrowserSession, type BrowserSession } from './direct-session.js';
