@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { RobotsGate } from '../../src/gate/index.js';
-import { CHROMIUM_ARGS, DEFAULT_CHROMIUM, gatePage, launchChromium } from '../../src/browser/index.js';
+import { CHROMIUM_ARGS, DEFAULT_CHROMIUM, gatePage, launchChromium, type GateHandle } from '../../src/browser/index.js';
 import { gatePage as gatePuppeteerPage } from '../../src/puppeteer/index.js';
 import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
 
@@ -36,50 +36,56 @@ describe('popups opened at once on a busy machine', () => {
     await target?.close();
   });
 
-  test('Playwright in this process: no disallowed popup reaches its server, and each is reported blocked', async () => {
+  /** A gated page (made by `open`, a fresh context each) opens two disallowed popups at once, six
+   *  times: none may reach its server, each must be reported blocked. */
+  async function twoDisallowedPopups(name: string, open: (gate: RobotsGate) => Promise<{ goto(url: string): Promise<unknown>; openTwo(urls: string[]): Promise<unknown>; handle: GateHandle<{ url: string; decision: { allowed: boolean } | null }>; close(): Promise<void> }>): Promise<void> {
     const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0 });
     try {
       for (let i = 0; i < 6; i++) {
-        const context = await browser.newContext();
-        const page = await context.newPage();
-        const handle = await gatePage(page, gate);
-        const urls = [`${target.origin(H)}/x1-${i}`, `${target.origin(H)}/x2-${i}`];
+        const { goto, openTwo, handle, close } = await open(gate);
+        const urls = [`${target.origin(H)}/x${name}1-${i}`, `${target.origin(H)}/x${name}2-${i}`];
         const blocked = Promise.all(urls.map((u) => new Promise<void>((resolve) => handle.on('blocked', (b) => b.url === u && resolve()))));
-        await page.goto(`${opener.origin(H)}/opener-${i}`);
-        await page.evaluate(([a, b]) => void (window.open(a), window.open(b)), urls);
+        await goto(`${opener.origin(H)}/opener-${name}-${i}`);
+        await openTwo(urls);
         await Promise.race([blocked, new Promise((r) => setTimeout(r, 5_000))]);
         await new Promise((r) => setTimeout(r, 200));
         expect(target.log.filter((r) => r.path.startsWith('/x')).map((r) => `${r.path} ${r.userAgent}`)).toEqual([]);
         expect(handle.blocked.map((b) => b.url).filter((u) => urls.includes(u)).sort()).toEqual(urls);
         await handle.dispose();
-        await context.close();
+        await close();
       }
     } finally {
       await gate.close();
     }
+  }
+
+  test('Playwright in this process: no disallowed popup reaches its server, and each is reported blocked', async () => {
+    await twoDisallowedPopups('w', async (gate) => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      return {
+        goto: (url: string) => page.goto(url),
+        openTwo: (urls: string[]) => page.evaluate(([a, b]) => void (window.open(a), window.open(b)), urls),
+        handle: await gatePage(page, gate),
+        close: () => context.close(),
+      };
+    });
   });
 
   test('Puppeteer: no disallowed popup reaches its server, and each is reported blocked', async () => {
-    const gate = new RobotsGate({ userAgent: UA, minIntervalMs: 0, jitter: 0 });
     const pup = await puppeteer.launch({ executablePath: DEFAULT_CHROMIUM, args: [...CHROMIUM_ARGS], headless: true });
     try {
-      for (let i = 0; i < 6; i++) {
+      await twoDisallowedPopups('p', async (gate) => {
         const context = await pup.createBrowserContext();
         const page = await context.newPage();
-        const handle = await gatePuppeteerPage(page, gate);
-        const urls = [`${target.origin(H)}/xp1-${i}`, `${target.origin(H)}/xp2-${i}`];
-        const blocked = Promise.all(urls.map((u) => new Promise<void>((resolve) => handle.on('blocked', (b) => b.url === u && resolve()))));
-        await page.goto(`${opener.origin(H)}/opener-p-${i}`);
-        await page.evaluate(([a, b]) => void (window.open(a), window.open(b)), urls);
-        await Promise.race([blocked, new Promise((r) => setTimeout(r, 5_000))]);
-        await new Promise((r) => setTimeout(r, 200));
-        expect(target.log.filter((r) => r.path.startsWith('/x')).map((r) => `${r.path} ${r.userAgent}`)).toEqual([]);
-        expect(handle.blocked.map((b) => b.url).filter((u) => urls.includes(u)).sort()).toEqual(urls);
-        await handle.dispose();
-        await context.close();
-      }
+        return {
+          goto: (url: string) => page.goto(url),
+          openTwo: (urls: string[]) => page.evaluate(([a, b]) => void (window.open(a), window.open(b)), urls),
+          handle: await gatePuppeteerPage(page, gate),
+          close: () => context.close(),
+        };
+      });
     } finally {
-      await gate.close();
       await pup.close();
     }
   });
