@@ -13,7 +13,11 @@
 // - `Page.lifecycleEvent` DOMContentLoaded of its loader (the parser has read the whole body;
 //   a navigation's Network requestId, which Fetch calls networkId, is its loaderId);
 // - `Page.frameStoppedLoading` of its frame (a cancelled or failed navigation);
-// - a new navigation of the same frame (the old one is given up);
+// - a new navigation of the same frame: the old one is given up, unless the frame committed it
+//   and its body is still arriving (a page that navigates itself while its HTML streams). Chromium
+//   goes on reading that body until the new document commits, so the new request waits for its
+//   `Network.loadingFinished` (or loadingFailed), which the page's session hears with Network on;
+//   DOMContentLoaded does not come then, for the parser is stopped;
 // - the target gone (its page closed, the gate disposed), or HOLD_MS without any of these.
 // A navigation that becomes a download goes on in the browser after its frame stopped loading:
 // `Page.downloadWillBegin` (Chromium sends it just after the frame's stop) takes the host's slot
@@ -53,6 +57,12 @@ interface Held {
   readonly unlisten: () => void;
   /** No request to the host before this (ms since epoch): a 429/503 back-off. */
   notBefore?: number;
+  /** The frame committed it: its document is being read (committed()). */
+  committed?: boolean;
+  /** Its body has been read to the end, or failed (Network.loadingFinished / loadingFailed). */
+  loaded?: boolean;
+  /** Called once it is loaded or dropped: navigations of its frame waiting for that (hold). */
+  readonly waiters: Array<() => void>;
 }
 
 /**
@@ -91,7 +101,10 @@ export class NavigationSlots {
     if (known?.url === url) return null;
     this.end(key);
     const other = this.#byFrame.get(frameId);
-    if (other !== undefined) this.end(other);
+    if (other !== undefined) {
+      await this.#loadedOrGone(other, signal);
+      this.end(other);
+    }
     let wait: NavigationWait | null = null;
     let slot: Pick<Slot, 'release'>;
     if (taken) slot = adopted(taken);
@@ -116,7 +129,7 @@ export class NavigationSlots {
     }
     this.end(key);
     // By the entry, not the key: committed() may re-key it.
-    const h: Held = { key, url, frameId, slot, timer: setTimeout(() => this.end(h.key), HOLD_MS), unlisten: () => signal.removeEventListener('abort', onGone) };
+    const h: Held = { key, url, frameId, slot, waiters: [], timer: setTimeout(() => this.end(h.key), HOLD_MS), unlisten: () => signal.removeEventListener('abort', onGone) };
     h.timer.unref();
     const onGone = () => this.end(h.key);
     signal.addEventListener('abort', onGone, { once: true });
@@ -135,9 +148,15 @@ export class NavigationSlots {
    */
   committed(frameId: string, loaderId: string): void {
     const key = this.#byFrame.get(frameId);
-    if (key === undefined || key === loaderId) return;
+    if (key === undefined) return;
     const h = this.#held.get(key);
-    if (h === undefined || this.#held.has(loaderId)) return;
+    if (h === undefined) return;
+    if (key === loaderId) {
+      h.committed = true;
+      return;
+    }
+    if (this.#held.has(loaderId)) return;
+    h.committed = true;
     this.#held.delete(key);
     h.key = loaderId;
     this.#held.set(loaderId, h);
@@ -153,6 +172,30 @@ export class NavigationSlots {
   paused(key: string, url: string): void {
     const h = this.#held.get(key);
     if (h) this.#drop(key, h, h.url === url ? 0 : Date.now() + 1, h.url === url ? undefined : h.notBefore);
+  }
+
+  /** Document `key`'s body has been read to the end, or failed (its Network requestId, which is
+   *  its networkId): a new navigation of its frame no longer waits for it. */
+  loaded(key: string): void {
+    const h = this.#held.get(key);
+    if (h === undefined) return;
+    h.loaded = true;
+    for (const wake of h.waiters.splice(0)) wake();
+  }
+
+  /** Resolves once document `key`, committed and still loading, has loaded or is no longer held
+   *  (at once otherwise), or `signal` aborts. */
+  #loadedOrGone(key: string, signal: AbortSignal): Promise<void> {
+    const h = this.#held.get(key);
+    if (h === undefined || !h.committed || h.loaded || signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      h.waiters.push(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** Document `key` was answered 429 or 503: no request to its host before `until` (ms since
@@ -171,6 +214,7 @@ export class NavigationSlots {
 
   #drop(key: string, h: Held, endedAt: number, notBefore?: number): void {
     this.#held.delete(key);
+    for (const wake of h.waiters.splice(0)) wake();
     if (this.#byFrame.get(h.frameId) === key) this.#byFrame.delete(h.frameId);
     clearTimeout(h.timer);
     h.unlisten();
@@ -202,7 +246,8 @@ export class NavigationSlots {
       this.#byFrame.delete(frameId);
       h.unlisten();
       clearTimeout(h.timer);
-      const d: Held = { ...h, key, frameId: '', unlisten: noop, timer: setTimeout(() => this.end(d.key), HOLD_MS) };
+      for (const wake of h.waiters.splice(0)) wake();
+      const d: Held = { ...h, key, frameId: '', unlisten: noop, waiters: [], timer: setTimeout(() => this.end(d.key), HOLD_MS) };
       d.timer.unref();
       this.#held.set(key, d);
       return;
@@ -223,7 +268,7 @@ export class NavigationSlots {
       slot.release(Date.now() + 1).catch(() => {});
       return;
     }
-    const d: Held = { key, url, frameId: '', slot, timer: setTimeout(() => this.end(d.key), HOLD_MS), unlisten: noop };
+    const d: Held = { key, url, frameId: '', slot, waiters: [], timer: setTimeout(() => this.end(d.key), HOLD_MS), unlisten: noop };
     d.timer.unref();
     this.#held.set(key, d);
   }

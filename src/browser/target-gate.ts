@@ -256,6 +256,7 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     if (e.name === 'DOMContentLoaded') pace!.slots.end(e.loaderId);
   };
   const onStoppedLoading = (e: { frameId: string }): void => pace!.slots.endFrame(e.frameId);
+  const onLoaded = (e: { requestId: string }): void => pace!.slots.loaded(e.requestId);
   const onDownloadBegin = (e: { frameId: string; guid: string; url: string }): void => void pace!.slots.downloadBegan(e.frameId, e.guid, e.url);
   const onDownloadProgress = (e: { guid: string; state: string }): void => {
     if (e.state !== 'inProgress') pace!.slots.downloadEnded(e.guid);
@@ -289,6 +290,8 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
   if (pace) {
     channel.on('Page.lifecycleEvent', onLifecycle);
     channel.on('Page.frameStoppedLoading', onStoppedLoading);
+    channel.on('Network.loadingFinished', onLoaded);
+    channel.on('Network.loadingFailed', onLoaded);
     channel.on('Page.downloadWillBegin', onDownloadBegin);
     channel.on('Page.downloadProgress', onDownloadProgress);
   }
@@ -311,6 +314,9 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
   void channel.send('Page.enable').catch(() => {});
   // DOMContentLoaded of a navigation's loader: the end of its response (navigation-pace.ts).
   if (pace) void channel.send('Page.setLifecycleEventsEnabled', { enabled: true }).catch(() => {});
+  // A committed document's body end, for a navigation of its frame that comes while it still
+  // arrives (navigation-pace.ts). Bodies are not kept for this session: it never asks for one.
+  if (pace) void channel.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }).catch(() => {});
   await enabled;
   await attaching;
 
@@ -323,6 +329,8 @@ export async function gateTarget<R extends DriverRequest, P extends DriverPage>(
     if (pace) {
       channel.off('Page.lifecycleEvent', onLifecycle);
       channel.off('Page.frameStoppedLoading', onStoppedLoading);
+      channel.off('Network.loadingFinished', onLoaded);
+      channel.off('Network.loadingFailed', onLoaded);
       channel.off('Page.downloadWillBegin', onDownloadBegin);
       channel.off('Page.downloadProgress', onDownloadProgress);
     }

@@ -9,7 +9,7 @@ import { RobotsGate } from '../../src/gate/index.js';
 import { MemoryRateLimiter } from '../../src/stores/memory-rate-limiter.js';
 import { launchChromium, newGatedContext, whenGuarded, type GatedRequest, type GateHandle } from '../../src/browser/index.js';
 import { connectChromium } from './fixtures.js';
-import { BARE_BACKOFF_MS, downloaded, expectBareBackoff, expectOneInterval, gap, INTERVAL_MS, RETRY_AFTER_MS, SLACK_MS, startPacedHosts, type PacedHosts } from './pace-fixture.js';
+import { BARE_BACKOFF_MS, downloaded, expectBareBackoff, expectOneInterval, gap, INTERVAL_MS, RETRY_AFTER_MS, SLACK_MS, startPacedHosts, STREAM_MS, type PacedHosts } from './pace-fixture.js';
 
 const UA = 'PaceTestBot/1.0 (+https://example.test/bot)';
 
@@ -72,6 +72,27 @@ describe.each(modes)('%s', (_mode, open) => {
       }
       // Subresources are gated and counted, not spaced: the page's stylesheet came at once.
       expect(gap(one, h.hits(h.a, '/s.css')[0])).toBeLessThan(INTERVAL_MS);
+    } finally {
+      await context.close();
+      await gate.close();
+    }
+  });
+
+  test('a page that navigates itself while its HTML still arrives: the new request waits for that response to end, then the interval', async () => {
+    const gate = paceGate();
+    const { context, handle } = await newGatedContext(browser, gate);
+    try {
+      const page = await context.newPage();
+      await whenGuarded(page);
+      // Its load is cut short by its own navigation.
+      await page.goto(h.url(h.a, '/streaming'), { waitUntil: 'commit' });
+      await page.waitForURL(h.url(h.a, '/after'), { timeout: 15_000 });
+      const [streaming] = h.hits(h.a, '/streaming');
+      const [after] = h.hits(h.a, '/after');
+      // The response had ended (the server wrote its last byte) before the next request came.
+      expect(streaming?.endedAt).toBeGreaterThanOrEqual(streaming!.startedAt + STREAM_MS - SLACK_MS);
+      expect(gap(streaming, after)).toBeGreaterThanOrEqual(INTERVAL_MS - SLACK_MS);
+      expect(handle.blocked).toEqual([]);
     } finally {
       await context.close();
       await gate.close();

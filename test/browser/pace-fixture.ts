@@ -13,6 +13,8 @@ export const BARE_BACKOFF_MS = 1_500;
 export const RETRY_AFTER_MS = 3_000;
 /** How long (ms) /download takes to send its attachment: longer than the interval. */
 export const DOWNLOAD_MS = 1_800;
+/** How long /streaming's HTML takes to arrive whole (ms). */
+export const STREAM_MS = 1_500;
 /** Clock slack between the server's stamps and the limiter's (both this process's, rounded). */
 export const SLACK_MS = 5;
 
@@ -48,6 +50,14 @@ function host(redirectTo?: () => string) {
         }
       }, DOWNLOAD_MS / 3);
       res.once('close', () => clearInterval(timer));
+      return;
+    }
+    // A page that navigates itself while its HTML still arrives (the rest comes STREAM_MS later).
+    if (path === '/streaming') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write(`<!doctype html><title>streaming</title><script>setTimeout(() => { location.href = '/after'; }, 100)</script><p>${' '.repeat(2048)}`);
+      const timer = setTimeout(() => res.end('<p>the end</p>'), STREAM_MS);
+      res.once('close', () => clearTimeout(timer));
       return;
     }
     // No content: the navigation commits no document.
