@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { openAudit, type AuditReader } from '../audit/reader.js';
 import { parseRobotsTxt, productToken } from '../parser/index.js';
 import { tokenInForce } from '../gate/identity.js';
+import { hostOnly } from '../gate/politeness.js';
 import { originOf } from '../fetcher/url.js';
 import { textHashesTo } from '../gate/policy-record.js';
 import type { RobotsTxt } from '../parser/types.js';
@@ -201,13 +202,13 @@ function sameOrigin(a: string, b: string): boolean | null {
   }
 }
 
-/** Whether `url`'s host is one `override` names (its name alone, or with its port). */
-function underOverride(override: true | readonly string[] | null, url: string): boolean {
+/** Whether `url`'s host is one `override` names, as the gate matches them (gate/politeness's
+ *  hostOnly: case, port and IDN spelling aside). */
+function underOverride(override: true | ReadonlySet<string> | null, url: string): boolean {
   if (override === true) return true;
   if (override === null) return false;
   try {
-    const u = new URL(url);
-    return override.includes(u.hostname.toLowerCase()) || override.includes(u.host.toLowerCase());
+    return override.has(hostOnly(new URL(url).hostname));
   } catch {
     return false;
   }
@@ -235,7 +236,7 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
   const runs = new Map(
     reader.runs().map((r) => {
       const given = Array.isArray(r.options.productToken) ? (r.options.productToken as string[]) : [];
-      const override = r.options.override === true ? true : Array.isArray(r.options.override) ? (r.options.override as string[]).map((h) => h.toLowerCase()) : null;
+      const override = r.options.override === true ? true : Array.isArray(r.options.override) ? new Set((r.options.override as string[]).map(hostOnly)) : null;
       return [r.runId, { tokens: r.userAgent ? (given.length ? given : [productToken(r.userAgent)]) : null, override }] as const;
     }),
   );
