@@ -1,17 +1,18 @@
 // Documents (every frame's navigation and each of its redirect hops) are decided by one
 // browser-level session that pauses documents only. With Playwright elsewhere (chromium.connect)
 // it decides them all: without Playwright's server-side sessions no browser-level auto-attach can
-// hold a new page (page-watch.ts). With Playwright in this process the pages' own sessions decide
-// their documents, and this one is the net behind them: a popup's first navigation can start
-// before its own session intercepts (Chromium sends a new page's first request while the page
-// waits for the debugger: two `window.open()` at once on a loaded machine let the second go
-// ungated 5 runs of 6), and so it is decided here. A document a page session decided and let
-// go pauses here too: it passes unasked (passedByPage), decided, spaced and reported once. It sits after the pages' own sessions and after Playwright's routing, so a
-// document the caller fulfills from a route never leaves the browser and is not reported. It also
+// hold a new page (page-watch.ts). With Playwright in this process, and in Puppeteer's gate, the
+// pages' own sessions decide their documents and this one is the net behind them: Chromium sends
+// a new page's first request while the page waits for the debugger, so a popup's first navigation
+// can leave before its own session intercepts (two `window.open()` at once on a loaded machine let
+// the second go ungated 5 runs of 6), and it is decided here. A document a page session decided
+// and let go pauses here too: it passes unasked (passedByPage), decided, spaced and reported once.
+// This session sits after the pages' own sessions and after Playwright's routing, so a document
+// the caller fulfills from a route never leaves the browser and is not reported here. It also
 // catches a context's new pages at their first navigation: Playwright hands out a popup's Page
 // only once it has started loading, too late for a page session. RFC 9309 §2.2.2 holds for a
 // popup's URL as for any. Its cost: any Fetch pattern routes every request of every frame through
-// Chromium's interception proxy, 0.06 to 0.1 of an ungated page load on top of the page sessions.
+// Chromium's interception proxy, 0.1 to 0.15 of an ungated page load (bench/README.md).
 import type { Browser } from 'playwright-core';
 import type { Decision } from '../gate/types.js';
 import { sessionChannel, type Channel } from './channel.js';

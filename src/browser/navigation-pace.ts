@@ -180,7 +180,7 @@ export class NavigationSlots {
     const h = this.#held.get(key);
     if (h === undefined) return;
     h.loaded = true;
-    for (const wake of h.waiters.splice(0)) wake();
+    wake(h);
   }
 
   /** Resolves once document `key`, committed and still loading, has loaded or is no longer held
@@ -214,7 +214,7 @@ export class NavigationSlots {
 
   #drop(key: string, h: Held, endedAt: number, notBefore?: number): void {
     this.#held.delete(key);
-    for (const wake of h.waiters.splice(0)) wake();
+    wake(h);
     if (this.#byFrame.get(h.frameId) === key) this.#byFrame.delete(h.frameId);
     clearTimeout(h.timer);
     h.unlisten();
@@ -246,7 +246,7 @@ export class NavigationSlots {
       this.#byFrame.delete(frameId);
       h.unlisten();
       clearTimeout(h.timer);
-      for (const wake of h.waiters.splice(0)) wake();
+      wake(h);
       const d: Held = { ...h, key, frameId: '', unlisten: noop, waiters: [], timer: setTimeout(() => this.end(d.key), HOLD_MS) };
       d.timer.unref();
       this.#held.set(key, d);
@@ -289,6 +289,11 @@ export class NavigationSlots {
 }
 
 const downloadKey = (guid: string): string => `download:${guid}`;
+
+/** Lets the navigations waiting for `h` (NavigationSlots' #loadedOrGone) go on. */
+function wake(h: Held): void {
+  for (const go of h.waiters.splice(0)) go();
+}
 const noop = (): void => {};
 
 /** Navigations waiting in a Pacer now, by URL, oldest first: each gets the wait the Pacer publishes
