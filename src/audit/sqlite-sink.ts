@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { auditWriteError } from './errors.js';
 import { SCHEMA, SCHEMA_VERSION } from './schema.js';
 import type { AttemptRow, AuditSink, PolicyChangeRow, PolicyRow, RunEndRow, RunRow } from './types.js';
+import { verdictJson } from '../usage/verdict.js';
 
 type Statement = Database.Statement;
 
@@ -132,7 +133,7 @@ export class SqliteAuditSink implements AuditSink {
       row.headers ? JSON.stringify(row.headers) : null,
       row.truncated ? 1 : 0,
       row.sitemap ? JSON.stringify(row.sitemap) : null,
-      row.usage ? JSON.stringify(row.usage) : null,
+      row.usage ? verdictJson(row.usage) : null,
     );
   }
 

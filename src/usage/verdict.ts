@@ -11,6 +11,7 @@ const TDM_RANK: Readonly<Record<string, number>> = { 'tdmrep-file': 3, 'tdmrep-h
  * source that says nothing resets nothing.
  */
 export function usageVerdict(signals: readonly UsageSignal[]): UsageVerdict {
+  if (signals.length === 0) return NOTHING_SAID;
   let tdmTop = 0;
   for (const s of signals) tdmTop = Math.max(tdmTop, TDM_RANK[s.kind] ?? 0);
   const counted = signals.filter((s) => !(s.kind in TDM_RANK) || TDM_RANK[s.kind] === tdmTop);
@@ -27,6 +28,28 @@ export function usageVerdict(signals: readonly UsageSignal[]): UsageVerdict {
     purposes[p] = { verdict, signals: deciding };
   }
   return { purposes, rule: 'any-reserved-wins', signals: [...signals] };
+}
+
+/** The verdict where no signal speaks (most documents): one frozen object, so a crawl neither
+ *  builds nor serializes it per document (see `verdictJson`). */
+const NOTHING_SAID: UsageVerdict = deepFreeze({
+  purposes: Object.fromEntries(PURPOSES.map((p) => [p, { verdict: 'unknown', signals: [] }])) as unknown as UsageVerdict['purposes'],
+  rule: 'any-reserved-wins',
+  signals: [],
+});
+const NOTHING_SAID_JSON = JSON.stringify(NOTHING_SAID);
+
+/** `JSON.stringify(verdict)`, without the work for the verdict where nothing was said. */
+export function verdictJson(verdict: UsageVerdict): string {
+  return verdict === NOTHING_SAID ? NOTHING_SAID_JSON : JSON.stringify(verdict);
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
 }
 
 /** `purpose`'s verdict is `reserved`: what a crawl with `--purpose` does not fetch or keep. */
