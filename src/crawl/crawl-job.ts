@@ -315,7 +315,9 @@ export class CrawlJob {
     const waitHere = handedBack || Date.parse(decision.policy.expiresAt) - Date.now() < interval.ms;
     let slot;
     try {
-      const got = await this.pacer.takeUnlessLater(host, interval, waitHere ? Infinity : REQUEUE_PAST_MS, this.o.signal, url, this.under(t)?.lease);
+      // An open slot of an in-process limiter is taken at once (no promise); else ask and wait.
+      const now = this.under(t) === undefined && !this.o.signal?.aborted ? this.pacer.takeNow(host, interval) : undefined;
+      const got = now ?? (await this.pacer.takeUnlessLater(host, interval, waitHere ? Infinity : REQUEUE_PAST_MS, this.o.signal, url, this.under(t)?.lease));
       if ('later' in got) {
         this.handedBack.add(url);
         await frontier.fail(t, Date.now(), { notSent: true, requeue: true, holdUntil: got.later });

@@ -38,7 +38,7 @@ export async function takeLoop(o: TakeLoopOptions): Promise<number> {
       try {
         // An interrupt must not wait for the frontier: a shared one whose Redis is away
         // answers only when Redis is back, and Ctrl-C would do nothing until then.
-        r = signal ? await unlessAborted(frontier.take(), signal, () => undefined) : await frontier.take();
+        r = frontier.takeSync !== undefined ? frontier.takeSync() : signal ? await unlessAborted(frontier.take(), signal, () => undefined) : await frontier.take();
         if (r === undefined) break;
       } catch (err) {
         // A frontier that fails (a shared one whose store is gone for good) stops the run;
@@ -47,15 +47,15 @@ export async function takeLoop(o: TakeLoopOptions): Promise<number> {
         break;
       }
       if (r.kind === 'item') {
-        const p: Promise<void> = o.process(r)
-          .catch((err) => {
-            o.fail(err);
-          })
-          .finally(() => {
-            inflight.delete(p);
-            completions++;
-            wake?.();
-          });
+        const done = () => {
+          inflight.delete(p);
+          completions++;
+          wake?.();
+        };
+        const p: Promise<void> = o.process(r).then(done, (err: unknown) => {
+          o.fail(err);
+          done();
+        });
         inflight.add(p);
         continue;
       }

@@ -97,6 +97,9 @@ export interface Frontier {
   add(items: readonly { url: string; host: string }[]): Promise<number>;
   /** Take the next URL whose host may be sent now, with its lease; or learn when to retry. */
   take(now?: number): Promise<TakeResult>;
+  /** `take` answered at once, for a frontier that needs no I/O to answer (the in-memory one): a
+   *  crawl's take loop then pays no promise and no abort listener per URL. */
+  takeSync?(now?: number): TakeResult;
   /** The request ended (`endedAt`, ms since epoch): the URL is done and the host released. */
   complete(taken: TakenItem, endedAt: number, options?: ReleaseOptions): Promise<void>;
   /** The request failed: release the host; requeue the URL when `retry`, else it is done. */
