@@ -43,7 +43,11 @@ export class HttpTransport implements DocumentTransport {
   private readonly timeoutMs: number;
   private readonly follow: boolean;
 
+  /** The same object for every request (undici reads it, never changes it). */
+  private readonly requestHeaders: Readonly<Record<string, string>>;
+
   constructor(private readonly options: HttpTransportOptions) {
+    this.requestHeaders = Object.freeze({ 'user-agent': options.userAgent ?? '', accept: '*/*' });
     this.maxRedirects = options.maxRedirects ?? 5;
     this.maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -164,16 +168,11 @@ export class HttpTransport implements DocumentTransport {
     try {
       let res: Dispatcher.ResponseData;
       try {
-        res = await request(url, { dispatcher: this.options.dispatcher, method: 'GET', headers: { 'user-agent': this.options.userAgent ?? '', accept: '*/*' }, signal: cancel as unknown as AbortSignal, reset: last });
+        res = await request(url, { dispatcher: this.options.dispatcher, method: 'GET', headers: this.requestHeaders, signal: cancel as unknown as AbortSignal, reset: last });
       } catch (err) {
         return failed(err, new Uint8Array(0), false);
       }
-      const headers: Record<string, string> = {};
-      for (const k in res.headers) {
-        const v = res.headers[k];
-        // As fetch's Headers gave them: repeated fields joined, Set-Cookie the last one.
-        if (v !== undefined) headers[k] = typeof v === 'string' ? v : k === 'set-cookie' ? v[v.length - 1]! : v.join(', ');
-      }
+      const headers = singleValued(res.headers);
       const raw = REDIRECTS.has(res.statusCode) ? headers.location : undefined;
       let location: string | null = null;
       if (raw !== undefined) {
@@ -194,6 +193,26 @@ export class HttpTransport implements DocumentTransport {
   }
 
   async close(): Promise<void> {}
+}
+
+/** The response's header fields with one string each, as fetch's Headers gave them: repeated
+ *  fields joined, Set-Cookie the last one. undici's own object when no field repeats (nearly every
+ *  response), a copy otherwise. */
+function singleValued(h: Dispatcher.ResponseData['headers']): Record<string, string> {
+  let plain = true;
+  for (const k in h) {
+    if (typeof h[k] !== 'string') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return h as Record<string, string>;
+  const copy: Record<string, string> = {};
+  for (const k in h) {
+    const v = h[k];
+    if (v !== undefined) copy[k] = typeof v === 'string' ? v : k === 'set-cookie' ? v[v.length - 1]! : v.join(', ');
+  }
+  return copy;
 }
 
 /** The requests in flight under each caller's signal, all cancelled by one listener on it: one
