@@ -274,7 +274,9 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       say((err as Error).message);
       return CRAWL_EXIT.usage;
     }
-    const frontier = fleet?.frontier ?? new MemoryFrontier({ ...frontierOptions, overrideIntervalMs: gate.overrideIntervalMs });
+    // URLs in hand at most: twice the requests in flight, so that while some URLs save their
+    // documents and write their rows, --concurrency requests are still out (the job's slots).
+    const frontier = fleet?.frontier ?? new MemoryFrontier({ ...frontierOptions, concurrency: 2 * concurrency, overrideIntervalMs: gate.overrideIntervalMs });
     // With the hold (a back-off, the Crawl-delay kept): a host not open yet is not taken, so no
     // worker waits it out in the limiter holding one of the --concurrency slots.
     for (const [host, last] of lastSent) frontier.seedHost?.(host, last.endedAt, last.intervalMs, { until: last.notBefore, reason: last.notBeforeReason });
@@ -285,7 +287,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const controller = new AbortController();
     // Every request in flight and every wait for a host's slot listens on the run's signal (Ctrl-C
     // ends them all): Node's default of 10 listeners would warn of a leak at the default concurrency.
-    setMaxListeners(4 * concurrency + 16, controller.signal);
+    setMaxListeners(8 * concurrency + 16, controller.signal);
     const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
     const subresources: SubresourceCounts = {};
     if (opts.browser) {
@@ -328,6 +330,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       overrideIntervalMs: gate.overrideIntervalMs,
       minIntervalMs,
       signal: controller.signal,
+      // A fleet's frontier counts the URLs this worker holds as its --concurrency (its leases).
+      ...(fleet ? {} : { concurrency }),
       userAgent: opts.userAgent,
       ...(opts.purpose !== undefined ? { purpose: opts.purpose as Purpose } : {}),
       runOptions: {

@@ -18,6 +18,7 @@ import { TdmRepReader } from './tdmrep-read.js';
 import { HeldSlot } from './held-slot.js';
 import { Redirects } from './redirects.js';
 import { hostKeyOf } from '../fetcher/url.js';
+import { RequestSlots } from './request-slots.js';
 
 export type { CrawlJobOptions, CrawlResult } from './job-options.js';
 export { FAILED_KEPT, type CrawlStats, type FailedUrl, type HostStats } from './attempt-log.js';
@@ -31,7 +32,7 @@ export { FAILED_KEPT, type CrawlStats, type FailedUrl, type HostStats } from './
  * frontier is told the URL is done.
  */
 export class CrawlJob {
-  private readonly o: Required<Omit<CrawlJobOptions, 'signal' | 'userAgent' | 'purpose' | 'limiter'>> & { signal: AbortSignal | undefined; userAgent: string | undefined };
+  private readonly o: Required<Omit<CrawlJobOptions, 'signal' | 'userAgent' | 'purpose' | 'limiter' | 'concurrency'>> & { signal: AbortSignal | undefined; userAgent: string | undefined };
   private readonly pacer: Pacer;
   private readonly changedHosts = new Set<string>();
   private readonly visited = new Set<string>();
@@ -46,6 +47,8 @@ export class CrawlJob {
   private readonly usage: UsageCheck;
   /** TDMRep files read this run, per origin (under a purpose only). */
   private readonly tdmReps: TdmRepReader;
+  /** --concurrency's requests in flight, when given (see CrawlJobOptions.concurrency). */
+  private readonly requestSlots: RequestSlots | undefined;
 
   constructor(options: CrawlJobOptions) {
     this.o = {
@@ -67,6 +70,7 @@ export class CrawlJob {
       signal: options.signal,
       userAgent: options.userAgent ?? options.gate.userAgent,
     };
+    this.requestSlots = options.concurrency === undefined ? undefined : new RequestSlots(options.concurrency);
     const tokens = (options.gate as { productToken?: string | readonly string[] }).productToken;
     this.usage = new UsageCheck({ purpose: options.purpose, productTokens: tokens === undefined ? [] : typeof tokens === 'string' ? [tokens] : tokens });
     this.log = new AttemptLog(options.audit, options.runId, this.usage);
@@ -232,7 +236,28 @@ export class CrawlJob {
 
   // --- one URL -------------------------------------------------------------------------------
 
+  /** One URL, in a request slot from its check to the end of its response (when the job has
+   *  slots: see CrawlJobOptions.concurrency). */
   private async process(t: TakenItem): Promise<void> {
+    const slots = this.requestSlots;
+    if (slots === undefined) return this.processUrl(t, noop);
+    if (!slots.tryTake()) await slots.take();
+    let held = true;
+    const release = () => {
+      if (held) {
+        held = false;
+        slots.give();
+      }
+    };
+    try {
+      await this.processUrl(t, release);
+    } finally {
+      release();
+    }
+  }
+
+  /** `release()`: the URL's requests are over (its response is in hand). */
+  private async processUrl(t: TakenItem, release: () => void): Promise<void> {
     const { frontier, gate } = this.o;
     const { url, host } = t.item;
     const handedBack = this.handedBack.delete(url);
@@ -342,6 +367,7 @@ export class CrawlJob {
       await held.releaseEarly(Date.now());
       throw err;
     }
+    release();
     const last = result.hops[result.hops.length - 1]!;
     if (decision.overridden || (await gate.isUnderOverride(host)) !== underOverride) {
       await frontier.setHostPolicy(host, { crawlDelaySeconds, underOverride: true });
@@ -511,6 +537,8 @@ export class CrawlJob {
     return this.redirects.via(url);
   }
 }
+
+const noop = () => {};
 
 /** `o` without the members whose value is undefined (optional ones: a required one never is). */
 function definedOnly<T extends object>(o: T): T {

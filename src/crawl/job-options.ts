@@ -33,6 +33,11 @@ export interface CrawlJobOptions {
    *  requests and other doors (gate.fetch, the interceptor) sharing it keep one clock per host
    *  with the crawl. Default: the gate's `limiter`, else the process's one. */
   readonly limiter?: RateLimiter;
+  /** Requests in flight at most (a URL's robots.txt and document requests): a URL holds a slot
+   *  from its check to the end of its response, not while its document is saved and its rows
+   *  written, so give the frontier room for more URLs in hand than this (the CLI gives it twice).
+   *  Absent: no limit here, the frontier's concurrency is the only one. */
+  readonly concurrency?: number;
   /** Retries of a URL answered 429 or 503. Default 2. */
   readonly maxRetries?: number;
   /** Back-off (ms) after a 429/503 without a usable Retry-After. Default DEFAULT_BACKOFF_MS (10,000). */
