@@ -238,22 +238,8 @@ export class CrawlJob {
 
   /** One URL, in a request slot from its check to the end of its response (when the job has
    *  slots: see CrawlJobOptions.concurrency). */
-  private async process(t: TakenItem): Promise<void> {
-    const slots = this.requestSlots;
-    if (slots === undefined) return this.processUrl(t, noop);
-    if (!slots.tryTake()) await slots.take();
-    let held = true;
-    const release = () => {
-      if (held) {
-        held = false;
-        slots.give();
-      }
-    };
-    try {
-      await this.processUrl(t, release);
-    } finally {
-      release();
-    }
+  private process(t: TakenItem): Promise<void> {
+    return this.requestSlots === undefined ? this.processUrl(t, noop) : this.requestSlots.hold((release) => this.processUrl(t, release));
   }
 
   /** `release()`: the URL's requests are over (its response is in hand). */

@@ -29,6 +29,24 @@ export class RequestSlots {
     return new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
+  /** Run `work` in a slot, taken first (FIFO) and given back when `work` calls `release` (its
+   *  requests are over) or ends, whichever comes first. */
+  async hold(work: (release: () => void) => Promise<void>): Promise<void> {
+    if (!this.tryTake()) await this.take();
+    let held = true;
+    const release = () => {
+      if (held) {
+        held = false;
+        this.give();
+      }
+    };
+    try {
+      await work(release);
+    } finally {
+      release();
+    }
+  }
+
   /** Give a slot back: to the longest waiter, else to the pool. */
   give(): void {
     if (this.head < this.waiters.length) {
