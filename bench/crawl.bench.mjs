@@ -43,7 +43,9 @@ async function server(hosts) {
 async function robotsGateCrawl(hosts, port) {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-bench-crawl-'));
   const resolve = hosts.map((h) => `${h.host}:${port}:127.0.0.1`);
-  const gate = new RobotsGate({ userAgent: UA, resolve });
+  // The gate's own floor is the crawl's, as the CLI sets it: the robots.txt request is spaced, and
+  // the page after it waits, by the same interval (the gate's default is 2 s).
+  const gate = new RobotsGate({ userAgent: UA, resolve, minIntervalMs: MIN_INTERVAL_MS });
   const frontier = new MemoryFrontier({ minIntervalMs: MIN_INTERVAL_MS, concurrency: 32 });
   const audit = new SqliteAuditSink(path.join(out, 'audit.sqlite'));
   const urls = hosts.flatMap((h) => Array.from({ length: h.n }, (_, i) => ({ url: `http://${h.host}:${port}/doc/${i}`, host: `${h.host}:${port}` })));
