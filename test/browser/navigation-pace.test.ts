@@ -187,7 +187,10 @@ describe.each(modes)('%s', (_mode, open) => {
       // until well before a second interval, so that a turn spent shows as one.
       await closing.evaluate('setTimeout(() => { const t = Date.now(); while (Date.now() - t < 1200); }, 100)');
       const waiting = closing.goto(h.url(h.a, '/two')).catch(() => null);
-      await new Promise((r) => setTimeout(r, 600));
+      // Closed half an interval after /one's response ended, whatever the load made of the steps
+      // before: a fixed 600 ms from here closed it after the slot had opened when the whole suite ran.
+      const oneEnded = h.hits(h.a, '/one')[0]!.endedAt!;
+      await new Promise((r) => setTimeout(r, Math.max(0, oneEnded + INTERVAL_MS / 2 - (performance.timeOrigin + performance.now()))));
       await closing.close();
       const closedAt = performance.timeOrigin + performance.now();
       await waiting;
