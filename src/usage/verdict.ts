@@ -9,6 +9,7 @@ const TDM_RANK: Readonly<Record<string, number>> = { 'tdmrep-file': 3, 'tdmrep-h
  * wins). TDMRep's own precedence holds first: only its highest source present counts (the file,
  * then the header, then HTML meta; TDMRep §"Priority"), so a header cannot undo the file; a
  * source that says nothing resets nothing.
+ * @returns a new verdict; for no signal at all, one shared frozen verdict (every purpose `unknown`).
  */
 export function usageVerdict(signals: readonly UsageSignal[]): UsageVerdict {
   if (signals.length === 0) return NOTHING_SAID;
