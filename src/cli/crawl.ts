@@ -57,7 +57,7 @@ export function crawlCommand(): Command {
     .requiredOption('--user-agent <ua>', 'the User-Agent sent; rules match its product token (e.g. "MyBot/1.0 (+https://example.com/bot)")')
     .option('--product-token <name>', PRODUCT_TOKEN_HELP, collect, [])
     .requiredOption('--out <dir>', 'where documents and audit.sqlite go')
-    .option('--concurrency <n>', 'requests in flight at most, over all hosts', '16')
+    .option('--concurrency <n>', 'requests in flight at most, over all hosts, robots.txt ones included', '16')
     .option('--min-interval <ms>', 'floor between two requests to one host, in ms (plus up to 20 % jitter)', '2000')
     .option('--max-crawl-delay <s>', 'a Crawl-delay over this many seconds skips the host', '60')
     .option('--clamp-crawl-delay', 'keep hosts whose Crawl-delay is over the maximum, at the maximum')
