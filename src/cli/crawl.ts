@@ -375,7 +375,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     const onSignal = () => {
       interrupts++;
       if (interrupts > 1) process.exit(CRAWL_EXIT.interrupted);
-      say('stopping: finishing the requests in flight (again to quit at once; --resume continues)');
+      say('stopping: the requests in flight are aborted and recorded (again to quit at once; --resume continues)');
       controller.abort();
     };
     process.on('SIGINT', onSignal);
