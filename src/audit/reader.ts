@@ -441,6 +441,11 @@ class MergedAudit implements AuditReader {
       // A fetch no row went by yet (the run was killed before its first request there): its
       // policy row, or the change it recorded (a body seen before keeps its first fetched_at).
       for (const r of db.prepare('SELECT origin, sha256, fetched_at AS at FROM policies').all() as { origin: string; sha256: string; at: string }[]) offer(r.origin, null, r.sha256, r.at, null);
+      // Each origin's own fetches (audits written before this table have none: their hosts that
+      // served a text another host served first are read as never asked).
+      if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'policy_fetches'").get() !== undefined) {
+        for (const r of db.prepare('SELECT origin, sha256, MAX(fetched_at) AS at FROM policy_fetches GROUP BY origin').all() as { origin: string; sha256: string; at: string }[]) offer(r.origin, null, r.sha256, r.at, null);
+      }
       for (const r of db.prepare('SELECT origin, new_sha256 AS sha256, at, run_id AS runId FROM policy_changes WHERE new_sha256 IS NOT NULL').all() as { origin: string; sha256: string; at: string; runId: string }[]) {
         offer(r.origin, null, r.sha256, r.at, r.runId);
       }

@@ -19,6 +19,7 @@ const APPEND_ONLY: Readonly<Record<string, string>> = {
   attempts: 'seq = NEW.seq',
   policies: 'sha256 = NEW.sha256 OR rowid = NEW.rowid',
   policy_changes: 'seq = NEW.seq',
+  policy_fetches: 'seq = NEW.seq',
 };
 
 export const SCHEMA = `
@@ -93,6 +94,12 @@ CREATE TABLE IF NOT EXISTS policy_changes (
   at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS policy_changes_origin ON policy_changes (origin, at);
+CREATE TABLE IF NOT EXISTS policy_fetches (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  origin TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  fetched_at TEXT NOT NULL
+);
 ${Object.entries(APPEND_ONLY)
   .map(
     ([t, key]) => `

@@ -44,6 +44,7 @@ export class SqliteAuditSink implements AuditSink {
   private readonly insertAttempt: Statement;
   private readonly insertPolicy: Statement;
   private readonly insertChange: Statement;
+  private readonly insertFetch: Statement;
   private readonly insertRun: Statement;
   private readonly insertRunEnd: Statement;
   private closed = false;
@@ -82,6 +83,10 @@ export class SqliteAuditSink implements AuditSink {
       this.insertPolicy = this.db.prepare(`INSERT INTO policies (sha256, origin, robots_url, final_url, status,
         fetched_at, sitemaps, body) SELECT @sha256, @origin, @robotsUrl, @finalUrl, @status, @fetchedAt, @sitemaps, @body
         WHERE NOT EXISTS (SELECT 1 FROM policies WHERE sha256 = @sha256)`);
+      // Every fetch of every origin, the text's hash beside it: `policies` keeps a text once, under
+      // the first origin that served it, and a resumed run must know when each host's robots.txt
+      // was last requested (hosts serving one default file are many).
+      this.insertFetch = this.db.prepare('INSERT INTO policy_fetches (origin, sha256, fetched_at) VALUES (?, ?, ?)');
       this.insertChange = this.db.prepare(
         'INSERT INTO policy_changes (run_id, origin, old_sha256, new_sha256, at) VALUES (?, ?, ?, ?, ?)',
       );
@@ -149,6 +154,7 @@ export class SqliteAuditSink implements AuditSink {
         sitemaps: JSON.stringify(row.sitemaps),
         body: row.body,
       });
+    this.write(this.insertFetch, row.origin, row.sha256, row.fetchedAt);
   }
 
   recordPolicyChange(row: PolicyChangeRow): void {

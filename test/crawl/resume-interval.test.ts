@@ -47,6 +47,28 @@ describe('crawl --resume: the first request keeps the earlier run\'s interval', 
     }
   }, 45_000);
 
+  it('(d) the same for two hosts serving one robots.txt text: each host\'s own request is what the resumed run waits from', async () => {
+    // `policies` keeps a text once, under the first origin that served it: the second host's fetch
+    // is known from `policy_fetches` alone.
+    const text = 'User-agent: *\nCrawl-delay: 3\nAllow: /\n';
+    const v = await hosts({ 'a.test': site(text), 'b.test': site(text) });
+    const dir = tmp();
+    const list = listOf(dir, ['a.test', 'b.test'].map((h) => `${v.origin(h)}/r1`));
+    const out = path.join(dir, 'out');
+    const args = ['crawl', list, '--user-agent', UA, '--out', out, '--min-interval', '300', ...resolveArgs(v)];
+    const robots = (h: string) => v.requests(h, '/robots.txt')[0];
+
+    const first = await runCli(args, { onStart: interruptWhen(() => robots('a.test')?.endedAt !== undefined && robots('b.test')?.endedAt !== undefined) });
+    expect(first.code).toBe(130);
+    const second = await runCli([...args, '--resume']);
+    expect(second.code, second.stderr).toBe(0);
+    for (const h of ['a.test', 'b.test']) {
+      const [r0, again] = v.requests(h, '/robots.txt');
+      expect(again!.startedAt - r0!.endedAt!, `${h}: gap between the two runs' robots.txt requests`).toBeGreaterThanOrEqual(3000);
+      expect(v.requests(h, '/r1')).toHaveLength(1);
+    }
+  }, 45_000);
+
   it('(c) stopped after its robots.txt and before any page: the resumed run\'s robots.txt keeps that file\'s Crawl-delay from it', async () => {
     const v = await hosts({ 'b.test': site('User-agent: *\nCrawl-delay: 4\nAllow: /\n') });
     const dir = tmp();
