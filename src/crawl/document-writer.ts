@@ -118,6 +118,8 @@ export class DocumentWriter<T> {
   }
 
   private flush(): void {
+    // Called at once by answer() too: the turn's own call, if one is due, would find nothing.
+    if (this.flushAt !== undefined) clearImmediate(this.flushAt);
     this.flushAt = undefined;
     if (this.queue.length === 0 || this.stopping) return;
     // One batch in the thread's hands at a time: what is saved meanwhile goes in the next, sent
@@ -144,8 +146,8 @@ export class DocumentWriter<T> {
       this.sent.set(p.job.id, p);
     }
     const transfer = [all.buffer];
-    // Held open while documents are in hand, not after.
-    if (this.sent.size === batch.length) w.ref();
+    // Held open while documents are in hand (this batch only: none was before it), not after.
+    w.ref();
     try {
       w.postMessage({ jobs }, transfer);
     } catch {

@@ -7,8 +7,9 @@
 /** A counting semaphore: `tryTake()` at once or `take()` in FIFO order, `give()` back. */
 export class RequestSlots {
   private free: number;
+  /** Callers waiting for a slot, oldest first: at most the URLs the frontier hands out beyond
+   *  `size` (the CLI's holds twice as many), so a plain array. */
   private readonly waiters: (() => void)[] = [];
-  private head = 0;
 
   /** @param size requests in flight at most (at least 1). */
   constructor(readonly size: number) {
@@ -18,7 +19,7 @@ export class RequestSlots {
 
   /** A slot now, when one is free and nobody waits for one; false otherwise (then take()). */
   tryTake(): boolean {
-    if (this.free === 0 || this.head < this.waiters.length) return false;
+    if (this.free === 0 || this.waiters.length > 0) return false;
     this.free--;
     return true;
   }
@@ -49,17 +50,8 @@ export class RequestSlots {
 
   /** Give a slot back: to the longest waiter, else to the pool. */
   give(): void {
-    if (this.head < this.waiters.length) {
-      const next = this.waiters[this.head]!;
-      this.waiters[this.head++] = undefined as never;
-      // Compact now and then, so a long crawl's waiter list does not grow without end.
-      if (this.head > 1_024 && this.head * 2 > this.waiters.length) {
-        this.waiters.splice(0, this.head);
-        this.head = 0;
-      }
-      next();
-      return;
-    }
-    this.free++;
+    const next = this.waiters.shift();
+    if (next !== undefined) next();
+    else this.free++;
   }
 }
