@@ -10,7 +10,7 @@ import { SqliteAuditSink } from '../audit/sqlite-sink.js';
 import { TeeAuditSink } from '../audit/tee-sink.js';
 import type { AttemptRow, AuditSink, SitemapClaims } from '../audit/types.js';
 import { CrawlJob } from '../crawl/crawl-job.js';
-import { OutputWriteError } from '../crawl/document-store.js';
+import { OutputWriteError, startDocumentWriter } from '../crawl/document-store.js';
 import { HttpTransport } from '../crawl/http-transport.js';
 import type { DocumentTransport } from '../crawl/types.js';
 import { readUrlList } from '../crawl/url-list.js';
@@ -147,6 +147,8 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     }
   }
 
+  // Documents are saved by a thread of their own: booted now, while the list is read.
+  startDocumentWriter();
   // The list is read before --out is touched: a list that cannot be read leaves no empty --out.
   let list;
   try {

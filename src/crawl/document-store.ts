@@ -62,8 +62,9 @@ const rm = (p: string) => promisify(fs.rm)(p, { force: true });
  * @throws OutputWriteError when the file system refuses (ENOSPC, EROFS, EACCES, …).
  */
 export async function saveDocument(outDir: string, url: string, body: Uint8Array): Promise<SavedDocument> {
-  // Refused here, as it always was, rather than as a file system error from the thread.
-  new URL(url);
+  // Refused here, as it always was, rather than as a file system error from the thread (canParse:
+  // no URL object made for a check).
+  if (!URL.canParse(url)) new URL(url);
   return documentWriter.save(outDir, url, body);
 }
 
@@ -245,6 +246,12 @@ function outputError(err: unknown, outDir: string, rel: string): OutputWriteErro
 // need anyway). Built from a variable, so vite does not take the URL for an asset of its own.
 const here = import.meta.url;
 const threadUrl = here.endsWith('.ts') ? new URL('../../dist/crawl/document-writer-thread.js', here) : new URL('./document-writer-thread.js', here);
+
+/** Start the process's document writer ahead of the first save (a crawl about to save documents
+ *  calls this before its set-up, which then hides the thread's boot). */
+export function startDocumentWriter(): void {
+  documentWriter.start();
+}
 
 /** The process's document writer. Internal: not exported by the package; tests terminate it
  *  (`documentWriter.terminate()`) to check that saves in hand fall back whole. */

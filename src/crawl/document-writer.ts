@@ -84,6 +84,13 @@ export class DocumentWriter<T> {
     private readonly hooks: WriterHooks<T>,
   ) {}
 
+  /** Start the thread now, before the first save: a thread takes tens of ms to boot (a new
+   *  isolate loading its module), which the first documents would otherwise wait out, holding
+   *  their URLs. Idle, it does not hold the process open. Never throws. */
+  start(): void {
+    if (this.thread() !== undefined && this.sent.size === 0) this.worker?.unref();
+  }
+
   /** True while a writer thread runs (false before the first save and after it is gone). */
   get threadRunning(): boolean {
     return this.worker !== undefined && !this.stopping;

@@ -61,8 +61,11 @@ export function parseUrlLine(text: string, line: number): InputUrl | InvalidLine
     u.password = '';
     return { line, text: u.href, reason: 'credentials', message: `URL carries credentials (user:password@), which are never sent: ${printable(u.href)}` };
   }
-  u.hash = '';
-  return { url: u.href, host: u.host, line };
+  // The first '#' of a serialised URL starts its fragment (anywhere else it is escaped): cut
+  // there, rather than set `hash`, which serialises the URL again.
+  const href = u.href;
+  const hash = href.indexOf('#');
+  return { url: hash < 0 ? href : href.slice(0, hash), host: u.host, line };
 }
 
 /** At most 200 characters of a line for a message, control characters shown as \xNN, so a list

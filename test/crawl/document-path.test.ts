@@ -84,6 +84,9 @@ describe('parseUrlLine', () => {
     expect(parseUrlLine('   ', 1)).toBeUndefined();
     expect(parseUrlLine('# x', 1)).toBeUndefined();
     expect(parseUrlLine(' HTTP://A.Test:80/x#frag ', 3)).toEqual({ url: 'http://a.test/x', host: 'a.test', line: 3 });
+    // An empty fragment too (`hash` reads '' there), and a '#' kept escaped in the path.
+    expect(parseUrlLine('http://a.test/x?q=1#', 3)).toMatchObject({ url: 'http://a.test/x?q=1' });
+    expect(parseUrlLine('http://a.test/%23x#y#z', 3)).toMatchObject({ url: 'http://a.test/%23x' });
     expect(parseUrlLine('http://a.test:8080/', 1)).toMatchObject({ host: 'a.test:8080' });
     expect(parseUrlLine('ftp://a.test/x', 4)).toMatchObject({ reason: 'unsupported-scheme', line: 4 });
     expect(parseUrlLine('mailto:x@y', 4)).toMatchObject({ reason: 'unsupported-scheme' });
