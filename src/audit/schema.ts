@@ -22,6 +22,9 @@ const APPEND_ONLY: Readonly<Record<string, string>> = {
   policy_fetches: 'seq = NEW.seq',
 };
 
+// `seq` is the rowid without AUTOINCREMENT: no row is ever deleted (the triggers below), so the next
+// rowid is always past every one written, which is all AUTOINCREMENT adds; its sqlite_sequence
+// update cost 3 to 4 µs an attempt row. Audits written before keep their AUTOINCREMENT tables.
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -40,7 +43,7 @@ CREATE TABLE IF NOT EXISTS run_ends (
   error TEXT
 );
 CREATE TABLE IF NOT EXISTS attempts (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER PRIMARY KEY,
   run_id TEXT NOT NULL,
   url TEXT NOT NULL,
   host TEXT NOT NULL,
@@ -86,7 +89,7 @@ CREATE TABLE IF NOT EXISTS policies (
 );
 CREATE INDEX IF NOT EXISTS policies_origin ON policies (origin, fetched_at);
 CREATE TABLE IF NOT EXISTS policy_changes (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER PRIMARY KEY,
   run_id TEXT NOT NULL,
   origin TEXT NOT NULL,
   old_sha256 TEXT,
@@ -95,7 +98,7 @@ CREATE TABLE IF NOT EXISTS policy_changes (
 );
 CREATE INDEX IF NOT EXISTS policy_changes_origin ON policy_changes (origin, at);
 CREATE TABLE IF NOT EXISTS policy_fetches (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER PRIMARY KEY,
   origin TEXT NOT NULL,
   sha256 TEXT NOT NULL,
   fetched_at TEXT NOT NULL
