@@ -1,7 +1,6 @@
 // Reading the crawl's input: one URL a line, from a file or stdin. Blank lines and `#` comments
 // are skipped; a line that is not an http(s) URL is reported and skipped, never fatal.
 import fs from 'node:fs';
-import readline from 'node:readline';
 import { missingSchemeHint, parseHttpUrl } from '../fetcher/url.js';
 
 /** A URL ready for the frontier: normalised (WHATWG form, fragment dropped). */
@@ -79,29 +78,46 @@ function printable(s: string): string {
  *  @throws the file system error (ENOENT, EISDIR, …) when the file cannot be read. */
 export async function readUrlList(file: string): Promise<UrlList> {
   const input = file === '-' ? process.stdin : fs.createReadStream(file);
-  // Surface open errors (ENOENT, EISDIR) before readline swallows them.
+  // Surface open errors (ENOENT, EISDIR) before reading.
   if (file !== '-') {
     await new Promise<void>((resolve, reject) => {
       (input as fs.ReadStream).once('open', () => resolve());
       input.once('error', reject);
     });
   }
+  // Characters whole across chunks (a multi-byte one split by a chunk's end).
+  input.setEncoding('utf8');
   const urls: InputUrl[] = [];
   const invalid: InvalidLine[] = [];
   const seen = new Set<string>();
   let duplicates = 0;
   let n = 0;
-  const rl = readline.createInterface({ input, crlfDelay: Infinity });
-  for await (const text of rl) {
+  const take = (text: string) => {
     n++;
     const r = parseUrlLine(text, n);
-    if (r === undefined) continue;
+    if (r === undefined) return;
     if ('reason' in r) invalid.push(r);
     else if (seen.has(r.url)) duplicates++;
     else {
       seen.add(r.url);
       urls.push(r);
     }
+  };
+  // Lines end at LF, CR LF or a lone CR, as readline's did; split a chunk at a time (readline's
+  // promise per line was two thirds of reading a 20,000-line list).
+  let rest = '';
+  let crEnded = false;
+  for await (const chunk of input as AsyncIterable<string>) {
+    let text = rest + chunk;
+    // The previous chunk ended in CR: an LF opening this one ends that same line.
+    if (crEnded && rest === '' && text.charCodeAt(0) === 10) text = text.slice(1);
+    crEnded = text.endsWith('\r');
+    const lines = text.split(LINE_END);
+    rest = lines.pop()!;
+    for (const line of lines) take(line);
   }
+  if (rest !== '') take(rest);
   return { urls, invalid, duplicates, lines: n };
 }
+
+const LINE_END = /\r\n|\n|\r/;
