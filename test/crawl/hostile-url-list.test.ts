@@ -31,6 +31,23 @@ describe('reading a hostile URL list', () => {
     expect(list.urls[3]!.host).toBe('[::1]:8080');
   });
 
+  it('a CR LF split by the reader\'s 64 KiB chunks ends one line, and a multi-byte character split there stays whole', async () => {
+    // A comment line fills the first chunk, its CR the chunk's last octet and its LF the next
+    // chunk's first; an 'é' (two octets) straddles the second chunk's end.
+    const first = '#' + 'x'.repeat(65_536 - 2) + '\r\n';
+    const one = 'http://a.test/one\n';
+    const second = one + '#' + 'y'.repeat(2 * 65_536 - 1 - Buffer.byteLength(first) - one.length - 2) + '\né\nhttp://a.test/two\rhttp://a.test/three';
+    const list = await readUrlList(file('chunks.txt', first + second));
+    expect(Buffer.from(first + second).indexOf('é')).toBe(2 * 65_536 - 1);
+    expect(list.urls.map((u) => [u.url, u.line])).toEqual([
+      ['http://a.test/one', 2],
+      ['http://a.test/two', 5],
+      ['http://a.test/three', 6],
+    ]);
+    expect(list.invalid.map((l) => [l.text, l.line])).toEqual([['é', 4]]);
+    expect(list.lines).toBe(6);
+  });
+
   it('binary junk is skipped, and its message shows control bytes escaped (nothing reaches the terminal raw)', async () => {
     const list = await readUrlList(file('bin.txt', Buffer.from([0x00, 0x1b, 0x5b, 0x32, 0x4a, 0xff, 0xfe, 0x0a, 0x68, 0x0a])));
     expect(list.urls).toEqual([]);
