@@ -72,7 +72,7 @@ export class HttpTransport implements DocumentTransport {
         endedAt: now,
         status: h.status ?? null,
         headers: {},
-        location: h.location ?? null,
+        location: maskedLocation(h.location, h.url) ?? null,
         blocked: h.status === undefined,
         error: null,
       });
@@ -112,6 +112,7 @@ export class HttpTransport implements DocumentTransport {
     }
     const headers: Record<string, string> = {};
     res.headers.forEach((v, k) => (headers[k] = v));
+    if (headers.location !== undefined) headers.location = maskedLocation(headers.location, url)!;
     const { body, truncated, error } = await this.readBody(res, timeout);
     const last = hops[hops.length - 1]!;
     hops[hops.length - 1] = { ...last, endedAt: Date.now(), headers, error };
@@ -164,13 +165,18 @@ export class HttpTransport implements DocumentTransport {
     if (outer?.aborted) reader.abort(abortError());
     else watch?.add(reader);
     try {
-      try {
-        this.options.dispatcher!.dispatch({ origin: target.origin, path: target.pathname + target.search, method: 'GET', headers: this.requestHeaders, reset: last }, reader);
-      } catch (err) {
-        reader.settle(err);
+      // Aborted already (Ctrl-C while the URL waited for its slot): nothing is dispatched.
+      if (reader.aborted) reader.settle(reader.reason);
+      else {
+        try {
+          this.options.dispatcher!.dispatch({ origin: target.origin, path: pathOf(target), method: 'GET', headers: this.requestHeaders, reset: last }, reader);
+        } catch (err) {
+          reader.settle(err);
+        }
       }
       const read = await reader.done;
-      const hop = reader.status === 0 ? undefined : { status: reader.status, headers: reader.headers, location: locationOf(reader, url) };
+      const location = reader.status === 0 ? null : locationOf(reader, url);
+      const hop = reader.status === 0 ? undefined : { status: reader.status, headers: reader.headers, location };
       if (read !== undefined) {
         return {
           hops: [{ url, decision, startedAt, endedAt: Date.now(), status: null, headers: {}, location: null, blocked: false, ...hop, error: timedOut ? TIMED_OUT : errorOf(read, reader, false) }],
@@ -234,8 +240,9 @@ function abortError(): DOMException {
 
 const TIMED_OUT = { code: 'ETIMEDOUT', message: 'no complete response within the time limit' } as const;
 
-/** undici's request() with its body stream cost about 45 µs of main-thread time a request on
- *  this machine, a fifth of a fast crawl's: this handler takes the status, the headers and the
+/** undici's request() and its body stream cost about 45 µs of main-thread time a request on
+ *  this machine (a request() loop used a quarter more CPU than the same loop on dispatch()): this
+ *  handler takes the status, the headers and the
  *  body's chunks as the dispatcher gives them, keeping at most `max` bytes (the rest is not read).
  *  `done` settles once: undefined when the response ended or was cut at `max`, else the error
  *  (`status` is 0 when it came before the response's head). */
@@ -256,12 +263,15 @@ class ResponseReader implements Dispatcher.DispatchHandler {
     this.done = new Promise((resolve) => (this.#resolve = resolve));
   }
 
-  /** Abort the request (a timeout, the caller's signal); before it is sent, as it starts. */
+  /** Abort the request (a timeout, the caller's signal). Not started yet (undici starts it once
+   *  connected, and a connection can hang until undici's own 10 s connect timeout), it ends now,
+   *  and is aborted as it starts: nothing is sent. */
   abort(reason: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
-    this.#controller?.abort(reason as Error);
+    if (this.#controller === undefined) this.settle(reason);
+    else this.#controller.abort(reason as Error);
   }
 
   settle(err: unknown): void {
@@ -280,6 +290,8 @@ class ResponseReader implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Dispatcher.ResponseData['headers']): void {
+    // A 1xx head (103 Early Hints) comes before the response: not the response.
+    if (statusCode < 200) return;
     this.status = statusCode;
     this.headers = singleValued(headers);
   }
@@ -307,18 +319,51 @@ class ResponseReader implements Dispatcher.DispatchHandler {
   }
 }
 
-/** A redirect's target, resolved against the request's URL; null for any other response. */
+/** A redirect's target, resolved against the request's URL; null for any other response. A
+ *  target with user:password@ is given masked (`***@`), and so is the response's Location field,
+ *  which the audit keeps: credentials in a URL never reach the audit (README), whoever sent them. */
 function locationOf(r: ResponseReader, url: string): string | null {
   const raw = REDIRECTS.has(r.status) ? r.headers.location : undefined;
   if (raw === undefined) return null;
+  let u: URL;
   try {
-    return new URL(raw, url).href;
+    u = new URL(raw, url);
   } catch {
     return null;
+  }
+  if (u.username === '' && u.password === '') return u.href;
+  u.username = '***';
+  u.password = '';
+  r.headers = { ...r.headers, location: u.href };
+  return u.href;
+}
+
+/** The Location field and a hop's target with any user:password@ masked, as locationOf does. */
+function maskedLocation(value: string | undefined, base: string): string | undefined {
+  if (value === undefined || !value.includes('@')) return value;
+  try {
+    const u = new URL(value, base);
+    if (u.username === '' && u.password === '') return value;
+    u.username = '***';
+    u.password = '';
+    return u.href;
+  } catch {
+    return value;
   }
 }
 
 const NOT_ABORTED = { aborted: false } as const;
+
+/** The path and query as the URL was decided: from its serialisation, which keeps an empty query
+ *  (`/a?`; `pathname + search` drops it, and `Disallow: /a$` would then be decided for `/a?` and
+ *  `/a` sent). The fragment is never sent. */
+function pathOf(u: URL): string {
+  const href = u.href;
+  const origin = u.origin;
+  if (!href.startsWith(origin)) return u.pathname + u.search;
+  const hash = href.indexOf('#', origin.length);
+  return hash < 0 ? href.slice(origin.length) : href.slice(origin.length, hash);
+}
 
 function isRedirectLimit(err: unknown): boolean {
   return (err as { code?: string }).code === 'ERR_TOO_MANY_REDIRECTS';
@@ -327,7 +372,8 @@ function isRedirectLimit(err: unknown): boolean {
 function errorOf(err: unknown, timeout: { readonly aborted: boolean }, isTimeout = true): { code: string; message: string } {
   if (isTimeout && timeout.aborted) return TIMED_OUT;
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e.cause?.code ?? e.code ?? e.name ?? 'ERR_NETWORK';
+  // A DOMException's `code` is its legacy number (20 for AbortError): its name says it.
+  const code = e.cause?.code ?? (typeof e.code === 'string' ? e.code : undefined) ?? e.name ?? 'ERR_NETWORK';
   const message = e.cause?.message ?? e.message ?? String(err);
   return { code, message };
 }
