@@ -104,19 +104,28 @@ export async function readUrlList(file: string): Promise<UrlList> {
     }
   };
   // Lines end at LF, CR LF or a lone CR, as readline's did; split a chunk at a time (readline's
-  // promise per line was two thirds of reading a 20,000-line list).
-  let rest = '';
+  // promise per line was two thirds of reading a 20,000-line list). Only each new chunk is
+  // scanned: a line longer than a chunk is kept as pieces, joined once at its end (rescanning
+  // it with every chunk took 29 s for one 40 MB line).
+  let pieces: string[] = [];
   let crEnded = false;
-  for await (const chunk of input as AsyncIterable<string>) {
-    let text = rest + chunk;
+  for await (let chunk of input as AsyncIterable<string>) {
     // The previous chunk ended in CR: an LF opening this one ends that same line.
-    if (crEnded && rest === '' && text.charCodeAt(0) === 10) text = text.slice(1);
-    crEnded = text.endsWith('\r');
-    const lines = text.split(LINE_END);
-    rest = lines.pop()!;
-    for (const line of lines) take(line);
+    if (crEnded && chunk.charCodeAt(0) === 10) chunk = chunk.slice(1);
+    crEnded = chunk.endsWith('\r');
+    const lines = chunk.split(LINE_END);
+    const last = lines.pop()!;
+    if (lines.length > 0) {
+      if (pieces.length > 0) {
+        pieces.push(lines[0]!);
+        lines[0] = pieces.join('');
+        pieces = [];
+      }
+      for (const line of lines) take(line);
+    }
+    if (last !== '') pieces.push(last);
   }
-  if (rest !== '') take(rest);
+  if (pieces.length > 0) take(pieces.join(''));
   return { urls, invalid, duplicates, lines: n };
 }
 
