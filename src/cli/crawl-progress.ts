@@ -61,8 +61,10 @@ export function startProgress(job: CrawlJob, frontier: Frontier, total: number, 
         bar.setTotal(all);
         bar.update(done, { blocked: s.outcomes.blocked, queued: c.queued, waiting: c.hostsWaiting, left: secs(s.etaMs) });
       } else
+        // In hand: URLs taken from the frontier, requested or being saved (up to twice --concurrency;
+        // "in flight" read as requests, of which there are at most --concurrency).
         process.stderr.write(
-          `progress: ${done}/${all} done${earlier}, ${s.outcomes.blocked} blocked, ${c.queued} queued, ${c.inFlight} in flight, ` +
+          `progress: ${done}/${all} done${earlier}, ${s.outcomes.blocked} blocked, ${c.queued} queued, ${c.inFlight} in hand, ` +
             `${count(c.hostsWaiting, 'host')} waiting on ${c.hostsWaiting === 1 ? 'its' : 'their'} delay, ETA ~${secs(s.etaMs)} (politeness bound)\n`,
         );
     } catch {
