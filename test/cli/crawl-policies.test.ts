@@ -133,6 +133,6 @@ describe('robots-gate crawl policies', () => {
     const summary = lines.at(-1);
     expect(summary.type).toBe('summary');
     expect(summary.outcomes).toMatchObject({ fetched: 4, blocked: 1, error: 0 });
-    expect(r.stderr).toMatch(/progress: \d+\/5 done, \d+ blocked, \d+ queued, \d+ in flight, \d+ hosts? waiting on (?:its|their) delay/);
+    expect(r.stderr).toMatch(/progress: \d+\/5 done, \d+ blocked, \d+ queued, \d+ in hand, \d+ hosts? waiting on (?:its|their) delay/);
   });
 });
