@@ -366,7 +366,10 @@ export class CrawlJob {
     let saveError: unknown;
     const answered = status !== null && status >= 200 && status < 300 && !last.blocked;
     const usage = answered ? this.usage.document(last.decision, last, result.body, tdm) : undefined;
-    if (answered && usage!.keep) {
+    // A body cut short by a failure (timeout, reset, Ctrl-C) is no document: saved, it took the
+    // URL's path, and the whole one fetched on --resume went to _conflicts. Its row keeps the
+    // error and the octets received. (Cut at --max-page-bytes is no failure: saved, marked.)
+    if (answered && usage!.keep && last.error === null) {
       try {
         saved = await saveDocument(this.o.outDir, last.url, result.body);
       } catch (err) {

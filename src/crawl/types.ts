@@ -21,7 +21,8 @@ export interface Hop {
   readonly location: string | null;
   /** Set when the hop was refused by the gate (nothing sent). */
   readonly blocked: boolean;
-  /** Network or protocol error (code and message) when no response came. */
+  /** Network or protocol error (code and message): no response came (status null), or its body
+   *  was cut short (a timeout or a reset mid-body; status set, and the partial body is not saved). */
   readonly error: { readonly code: string; readonly message: string } | null;
 }
 

@@ -59,6 +59,38 @@ describe('robots-gate crawl against hostile sites', () => {
     expect(summary.truncated).toBe(1);
   });
 
+  it('a page cut short mid-body is not saved: the next crawl into that --out puts the whole page at its own path', async () => {
+    // The first run's response stops after 5 of its 1,000 octets (a reset); the next is whole.
+    let cut = true;
+    const whole = '<html>' + 'w'.repeat(994);
+    const v = await hosts({
+      'cut.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.writeHead(200).end('User-agent: *\nAllow: /\n');
+        res.writeHead(200, { 'content-type': 'text/html', 'content-length': '1000' });
+        if (!cut) return void res.end(whole);
+        res.write('<html');
+        setTimeout(() => req.socket.destroy(), 50);
+      },
+    });
+    const out = path.join(tmp(), 'out');
+    const args = ['crawl', '-', '--user-agent', UA, '--out', out, '--min-interval', '0', '--json', ...resolveArgs(v)];
+    const first = await runCli(args, { stdin: `${v.origin('cut.test')}/doc\n` });
+    expect(first.code).toBe(1);
+    let a = openAudit(out);
+    expect(a.attempts({ kind: 'page' })).toMatchObject([{ outcome: 'error', status: 200, bytes: 5, savedPath: null }]);
+    a.close();
+    expect(fs.readdirSync(out).filter((f) => f.startsWith('cut.test'))).toEqual([]);
+    cut = false;
+    // An error row settles its URL (--resume would not ask again): a new crawl into the same --out.
+    const again = await runCli(args, { stdin: `${v.origin('cut.test')}/doc\n` });
+    expect(again.code).toBe(0);
+    a = openAudit(out);
+    const done = a.attempts({ kind: 'page' }).find((x) => x.outcome === 'fetched')!;
+    a.close();
+    expect(done.savedPath).not.toContain('_conflicts');
+    expect(fs.readFileSync(path.join(out, done.savedPath!), 'utf8')).toBe(whole);
+  });
+
   it('--max-page-bytes that is not a positive number is a usage error', async () => {
     const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(tmp(), 'o'), '--max-page-bytes', 'lots'], { stdin: 'http://a.test/\n' });
     expect(r.code).toBe(2);
