@@ -4,6 +4,7 @@
 import type { AttemptRow } from '../audit/types.js';
 import type { Decision, PolicyChange } from '../gate/types.js';
 import { DocumentPlacementError, OutputWriteError, saveDocument } from './document-store.js';
+import { LoopTurns, nextTurn, STEPS_PER_TURN } from './loop-turns.js';
 import type { TakenItem, WaitReason } from '../politeness/types.js';
 import { defaultLimiter, pacerFor, type Pacer } from '../politeness/pacer.js';
 import type { Lease, PolicyRecord } from '../stores/types.js';
@@ -465,7 +466,11 @@ export class CrawlJob {
       });
     skip(url, t.item.attempt);
     const pending = await this.o.frontier.pending(host);
-    for (const p of pending) skip(p.url, p.attempt);
+    const turns = new LoopTurns(STEPS_PER_TURN);
+    for (const p of pending) {
+      if (turns.due()) await nextTurn();
+      skip(p.url, p.attempt);
+    }
     await this.removeQueued(host, pending.map((p) => p.url));
     await this.o.frontier.complete(t, now, { notSent: true });
   }
@@ -477,7 +482,9 @@ export class CrawlJob {
     // Not told by expect(): the host's queue, plus the URL in hand, is what is left of it.
     if (!this.expected) this.log.host(host).remaining = pending.length + 1;
     const removed: string[] = [];
+    const turns = new LoopTurns(STEPS_PER_TURN);
     for (const p of pending) {
+      if (turns.due()) await nextTurn();
       const at = Date.now();
       const d = await this.o.gate.check(p.url, this.under(t));
       if (d.allowed) continue;

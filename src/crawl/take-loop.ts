@@ -2,6 +2,7 @@
 // until a host opens or something in flight completes, and stops on drain, abort or a failure.
 import type { Frontier, TakenItem } from '../politeness/types.js';
 import { unlessAborted } from '../politeness/pacer.js';
+import { LoopTurns, nextTurn, STEPS_PER_TURN } from './loop-turns.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -28,6 +29,7 @@ export async function takeLoop(o: TakeLoopOptions): Promise<number> {
   let abandoned = 0;
   let completions = 0;
   let wake: (() => void) | undefined;
+  const turns = new LoopTurns(STEPS_PER_TURN);
   const onAbort = () => wake?.();
   signal?.addEventListener('abort', onAbort);
   try {
@@ -47,6 +49,8 @@ export async function takeLoop(o: TakeLoopOptions): Promise<number> {
         break;
       }
       if (r.kind === 'item') {
+        // Items decided from a cached policy settle in microtasks alone (see loop-turns.ts).
+        if (turns.due()) await nextTurn();
         const done = () => {
           inflight.delete(p);
           completions++;

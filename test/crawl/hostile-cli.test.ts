@@ -91,6 +91,29 @@ describe('robots-gate crawl against hostile sites', () => {
     expect(fs.readFileSync(path.join(out, done.savedPath!), 'utf8')).toBe(whole);
   });
 
+  it('a host that disallows 100,000 queued URLs does not starve other hosts\' robots.txt requests into timeouts', async () => {
+    // Its URLs are recorded as blocked from the cached policy, work that never waits on I/O: done
+    // in one run it held the event loop for seconds, and robots.txt responses sat unread past
+    // --robots-timeout (their hosts then counted unreachable, everything there disallowed).
+    const slow = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      if (req.url === '/robots.txt') return void setTimeout(() => res.end('User-agent: *\nAllow: /\n'), 100);
+      res.end('page');
+    };
+    const v = await hosts({
+      'deny.test': site('User-agent: *\nDisallow: /\n'),
+      ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`ok${i}.test`, slow])),
+    });
+    const lines = Array.from({ length: 100_000 }, (_, i) => `${v.origin('deny.test')}/p${i}`);
+    for (let i = 0; i < 8; i++) lines.splice(1 + i * 5, 0, `${v.origin(`ok${i}.test`)}/a`);
+    const out = path.join(tmp(), 'out');
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', out, '--min-interval', '0', '--robots-timeout', '800', ...resolveArgs(v)], { stdin: lines.join('\n') + '\n' });
+    expect(r.stderr).not.toMatch(/unreachable/);
+    expect(r.code).toBe(0);
+    const a = openAudit(out);
+    expect(a.attempts({ kind: 'page' }).filter((x) => x.outcome === 'fetched')).toHaveLength(8);
+    a.close();
+  }, 60_000);
+
   it('--max-page-bytes that is not a positive number is a usage error', async () => {
     const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', path.join(tmp(), 'o'), '--max-page-bytes', 'lots'], { stdin: 'http://a.test/\n' });
     expect(r.code).toBe(2);
