@@ -88,7 +88,7 @@ export class DocumentWriter<T> {
    *  isolate loading its module), which the first documents would otherwise wait out, holding
    *  their URLs. Idle, it does not hold the process open. Never throws. */
   start(): void {
-    if (this.thread() !== undefined && this.sent.size === 0) this.worker?.unref();
+    this.thread();
   }
 
   /** True while a writer thread runs (false before the first save and after it is gone). */
@@ -176,8 +176,9 @@ export class DocumentWriter<T> {
       this.gone = true;
       return undefined;
     }
-    w.unref();
     w.on('message', (r: PlaceReply) => this.answer(r));
+    // After the listener: adding a 'message' listener refs the thread's port again.
+    w.unref();
     // A thread that throws (or cannot load its module) exits next; the exit hands over.
     w.on('error', noop);
     w.on('messageerror', () => {

@@ -175,8 +175,7 @@ export class HttpTransport implements DocumentTransport {
         }
       }
       const read = await reader.done;
-      const location = reader.status === 0 ? null : locationOf(reader, url);
-      const hop = reader.status === 0 ? undefined : { status: reader.status, headers: reader.headers, location };
+      const hop = reader.status === 0 ? undefined : responseHop(reader.status, reader.headers, url);
       if (read !== undefined) {
         return {
           hops: [{ url, decision, startedAt, endedAt: Date.now(), status: null, headers: {}, location: null, blocked: false, ...hop, error: timedOut ? TIMED_OUT : errorOf(read, reader, false) }],
@@ -242,8 +241,7 @@ const TIMED_OUT = { code: 'ETIMEDOUT', message: 'no complete response within the
 
 /** undici's request() and its body stream cost about 45 µs of main-thread time a request on
  *  this machine (a request() loop used a quarter more CPU than the same loop on dispatch()): this
- *  handler takes the status, the headers and the
- *  body's chunks as the dispatcher gives them, keeping at most `max` bytes (the rest is not read).
+ *  handler takes the status, the headers and the body's chunks as the dispatcher gives them, keeping at most `max` bytes (the rest is not read).
  *  `done` settles once: undefined when the response ended or was cut at `max`, else the error
  *  (`status` is 0 when it came before the response's head). */
 class ResponseReader implements Dispatcher.DispatchHandler {
@@ -319,26 +317,25 @@ class ResponseReader implements Dispatcher.DispatchHandler {
   }
 }
 
-/** A redirect's target, resolved against the request's URL; null for any other response. A
- *  target with user:password@ is given masked (`***@`), and so is the response's Location field,
- *  which the audit keeps: credentials in a URL never reach the audit (README), whoever sent them. */
-function locationOf(r: ResponseReader, url: string): string | null {
-  const raw = REDIRECTS.has(r.status) ? r.headers.location : undefined;
-  if (raw === undefined) return null;
-  let u: URL;
-  try {
-    u = new URL(raw, url);
-  } catch {
-    return null;
+/** A response's status, its headers (the Location field masked, see maskedLocation) and, for a
+ *  redirect, its target resolved against the request's URL (null for any other response). */
+function responseHop(status: number, headers: Record<string, string>, url: string): Pick<Hop, 'status' | 'headers' | 'location'> {
+  const raw = headers.location;
+  const masked = maskedLocation(raw, url);
+  if (masked !== raw) headers = { ...headers, location: masked! };
+  let location: string | null = null;
+  if (masked !== undefined && REDIRECTS.has(status)) {
+    try {
+      location = new URL(masked, url).href;
+    } catch {
+      location = null;
+    }
   }
-  if (u.username === '' && u.password === '') return u.href;
-  u.username = '***';
-  u.password = '';
-  r.headers = { ...r.headers, location: u.href };
-  return u.href;
+  return { status, headers, location };
 }
 
-/** The Location field and a hop's target with any user:password@ masked, as locationOf does. */
+/** A Location field or a hop's target with any user:password@ shown as `***@` (resolved against
+ *  `base`): credentials in a URL never reach the audit (README), whoever sent them. */
 function maskedLocation(value: string | undefined, base: string): string | undefined {
   if (value === undefined || !value.includes('@')) return value;
   try {
