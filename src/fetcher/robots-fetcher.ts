@@ -162,7 +162,7 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
         return done({ finalUrl: url, kind: 'parsed', status, bytes, sha256, maxAgeMs, ...(truncated ? { truncated } : {}), ...(html ? { html } : {}) });
       }
       endedAt = undefined;
-      const res = await request(url, {
+      const res = await settledOrAborted(request(url, {
         dispatcher: options.dispatcher,
         method: 'GET',
         headers: {
@@ -173,7 +173,7 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
         signal: controller.signal,
         [kRobotsFetch]: true,
         [kRobotsClock]: clock,
-      } as Parameters<typeof request>[1]);
+      } as Parameters<typeof request>[1]), controller.signal);
       const status = res.statusCode;
       const location = headerValue(res.headers, 'location');
       hops.push(location === undefined ? { url, status } : { url, status, location });
@@ -243,6 +243,37 @@ export async function fetchRobotsTxt(origin: string, options: RobotsFetchOptions
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onOuterAbort);
   }
+}
+
+/**
+ * `pending`, or the signal's abort, whichever comes first. undici's request() does not hear its
+ * signal while a ProxyAgent waits for the proxy's answer to CONNECT: a proxy that accepts and
+ * never answers held a robots.txt fetch, and every check of its origin, past any timeout (undici
+ * 7.30; its own limit on that answer is headersTimeout, 300 s). A response that arrives after
+ * the abort has its body dropped.
+ */
+function settledOrAborted<T extends Dispatcher.ResponseData<unknown>>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    void pending.then((res) => discard(res.body), () => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason);
+      void pending.then((res) => discard(res.body), () => {});
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (res) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(res);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** Drop a body unread; the error its destruction raises is expected, not a failure. */
