@@ -2,6 +2,7 @@
 // hop by hop and puts each hop to the policy of its own origin before a byte is sent to it. This
 // transport only watches the hops (for the audit), bounds the time and size, and reads the body.
 import type { Dispatcher } from 'undici';
+import { locationAsSent } from '../fetcher/url.js';
 import type { GateFetchInit } from '../gate/gated-fetch.js';
 import type { Decision } from '../gate/types.js';
 import type { DocumentTransport, Hop, TransportFetchOptions, TransportResult } from './types.js';
@@ -112,7 +113,7 @@ export class HttpTransport implements DocumentTransport {
     }
     const headers: Record<string, string> = {};
     res.headers.forEach((v, k) => (headers[k] = v));
-    if (headers.location !== undefined) headers.location = maskedLocation(headers.location, url)!;
+    if (headers.location !== undefined) headers.location = maskedLocation(locationAsSent(headers.location), url)!;
     const { body, truncated, error } = await this.readBody(res, timeout);
     const last = hops[hops.length - 1]!;
     hops[hops.length - 1] = { ...last, endedAt: Date.now(), headers, error };
@@ -321,7 +322,7 @@ class ResponseReader implements Dispatcher.DispatchHandler {
  *  redirect, its target resolved against the request's URL (null for any other response). */
 function responseHop(status: number, headers: Record<string, string>, url: string): Pick<Hop, 'status' | 'headers' | 'location'> {
   const raw = headers.location;
-  const masked = maskedLocation(raw, url);
+  const masked = raw === undefined ? undefined : maskedLocation(locationAsSent(raw), url);
   if (masked !== raw) headers = { ...headers, location: masked! };
   let location: string | null = null;
   if (masked !== undefined && REDIRECTS.has(status)) {

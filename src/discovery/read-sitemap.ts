@@ -2,6 +2,7 @@
 // only when its host's slot opens (the same RateLimiter the crawl uses), every redirect hop gated
 // again (gate.fetch), and its body read as a stream under every cap at once.
 import { createHash } from 'node:crypto';
+import { locationAsSent } from '../fetcher/url.js';
 import type { GateFetchInit } from '../gate/gated-fetch.js';
 import type { Decision } from '../gate/types.js';
 import { hostInterval } from '../politeness/interval.js';
@@ -129,7 +130,7 @@ export async function* readSitemap(ctx: ReadContext, source: SitemapSource, repo
       report.status = res.status;
       let next: URL | undefined;
       try {
-        next = new URL(location, url);
+        next = new URL(locationAsSent(location), url);
       } catch {
         next = undefined;
       }

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { readCappedBody } from './read-body.js';
-import { robotsUrlOf } from './url.js';
+import { locationAsSent, robotsUrlOf } from './url.js';
 
 /** Marks the fetcher's own requests in undici dispatch options, so a gate interceptor composed into
  *  the same dispatcher lets them through instead of recursing into another robots.txt check. */
@@ -289,7 +289,7 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
 
 function resolveLocation(location: string, base: string): string | undefined {
   try {
-    const u = new URL(location, base);
+    const u = new URL(locationAsSent(location), base);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
     u.hash = '';
     // Credentials in a Location are neither sent (a robots.txt request carries none) nor recorded:

@@ -177,3 +177,29 @@ for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 function isPunycodeLabel(s: string, at: number): boolean {
   return s.charCodeAt(at) === 120 && s.charCodeAt(at + 1) === 110 && s.charCodeAt(at + 2) === 45 && s.charCodeAt(at + 3) === 45;
 }
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A Location header value as undici hands it over (each octet one character, as Latin-1) read as
+ * the UTF-8 a server sent: `Location: /café` in raw UTF-8 arrives as `/cafÃ©`, which `new URL()`
+ * would make `/caf%C3%83%C2%A9`, a page the server never named. Browsers, and undici's own fetch(),
+ * read such a field as UTF-8 (`/caf%C3%A9`); so do we. A value that is not valid UTF-8 is kept as
+ * it came (its octets become %XX escapes of themselves, as before).
+ */
+export function locationAsSent(value: string): string {
+  let high = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 0xff) return value;
+    if (c >= 0x80) high = true;
+  }
+  if (!high) return value;
+  const octets = new Uint8Array(value.length);
+  for (let i = 0; i < value.length; i++) octets[i] = value.charCodeAt(i);
+  try {
+    return utf8.decode(octets);
+  } catch {
+    return value;
+  }
+}

@@ -1,7 +1,7 @@
 // gate.fetch: fetch with redirects followed here, hop by hop, so each hop is checked against its
 // own origin's robots.txt before a byte is sent to it.
 import { fetch as undiciFetch, Headers, Request, type Dispatcher } from 'undici';
-import { parseHttpUrl, splitCanonicalUrl } from '../fetcher/url.js';
+import { locationAsSent, parseHttpUrl, splitCanonicalUrl } from '../fetcher/url.js';
 import { closedBeforeCall, GateClosedError, TooManyRedirectsError } from './errors.js';
 import type { GateDoor } from './politeness.js';
 import type { Decision, FetchHop } from './types.js';
@@ -170,7 +170,7 @@ function answer(st: Hops, decision: Decision, res: Response, hop: number): Respo
   let location: string | undefined;
   if (rawLocation !== null) {
     try {
-      location = new URL(rawLocation, st.url).href;
+      location = new URL(locationAsSent(rawLocation), st.url).href;
     } catch {
       location = undefined;
     }
