@@ -122,7 +122,8 @@ export interface AuditReader {
   timeline(host: string): TimelineEntry[];
   /** Final attempt rows per outcome (one per URL settled), optionally for one run. */
   outcomeCounts(runId?: string): Partial<Record<AttemptOutcome, number>>;
-  /** URLs settled by a final row (what `--resume` skips). */
+  /** URLs settled by a final row (what `--resume` skips); a URL blocked only because its
+   *  robots.txt was unreachable (§2.3.1.4) is not settled, and is tried again. */
   doneUrls(): Set<string>;
   /** Redirect targets (from final 3xx rows) that no final row settles yet: what `--resume`
    *  schedules again, with the URL that redirected there. */

@@ -352,7 +352,9 @@ class MergedAudit implements AuditReader {
   doneUrls(): Set<string> {
     const done = new Set<string>();
     for (const { db } of this.dbs) {
-      for (const r of db.prepare('SELECT DISTINCT url FROM attempts WHERE final = 1').iterate() as Iterable<{ url: string }>) {
+      // A URL blocked because its robots.txt was unreachable is not settled: RFC 9309 §2.3.1.4
+      // makes that disallow last only while the file cannot be read, so --resume asks again.
+      for (const r of db.prepare("SELECT DISTINCT url FROM attempts WHERE final = 1 AND NOT (outcome = 'blocked' AND reason IS 'unreachable')").iterate() as Iterable<{ url: string }>) {
         done.add(r.url);
       }
     }

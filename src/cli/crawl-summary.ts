@@ -144,7 +144,8 @@ export function unreachableWarning(stats: CrawlStats): string | null {
   return (
     `robots.txt unreachable for ${down.length} of ${hosts.length} ${hosts.length === 1 ? 'host' : 'hosts'} (${named}): ` +
     'everything there was disallowed (RFC 9309 §2.3.1.4); check the host names, the network, --resolve, ' +
-    'or --robots-timeout for a slow site (`robots-gate audit DIR --blocked` gives each cause)'
+    'or --robots-timeout for a slow site (`robots-gate audit DIR --blocked` gives each cause); ' +
+    '--resume tries those URLs again'
   );
 }
 
