@@ -10,7 +10,7 @@ function why(h: HostStats, urls: number): string {
   if (h.maxIntervalReason === 'crawl-delay') return `Crawl-delay ${h.crawlDelaySeconds} s`;
   if (h.maxIntervalReason === 'override') return 'under override';
   if (h.maxIntervalReason === 'backoff') return 'backed off (429/503)';
-  if (h.maxIntervalReason === 'floor') return 'the --min-interval floor';
+  if (h.maxIntervalReason === 'floor') return 'the floor (--min-interval, 2 s unless set)';
   // No interval between requests: what time there is, is the server's answering.
   if (urls === 1) return "one request: the server's response time";
   return '-';

@@ -14,7 +14,8 @@ export function parseHttpUrl(input: string | URL): URL {
     url = input;
   } else {
     if (typeof input !== 'string') throw new TypeError(`expected a URL string, got ${typeof input}`);
-    const hint = missingSchemeHint(input);
+    // A path alone (`/page`) is a reference relative to a page: robots.txt belongs to an origin.
+    const hint = input.startsWith('/') && !input.startsWith('//') ? ' (a path alone: give the absolute URL, as in "https://example.com/page")' : missingSchemeHint(input);
     if (hint) throw new TypeError(`invalid URL: ${quoteInput(input)}${hint}`);
     try {
       url = new URL(input);

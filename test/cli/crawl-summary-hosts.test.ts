@@ -49,10 +49,10 @@ describe('crawl summary, slowest hosts', () => {
     expect(time).toMatch(/^\d+ ms$/);
     expect(parseInt(time!, 10)).toBeGreaterThanOrEqual(230);
     expect(interval).toBe('200 ms');
-    expect(why).toBe('the --min-interval floor');
+    expect(why).toBe('the floor (--min-interval, 2 s unless set)');
     // A host of several URLs keeps its span, with the interval that made it.
     expect(rows.get('two.test')![0]).toBe('2');
-    expect(rows.get('two.test')![3]).toBe('the --min-interval floor');
+    expect(rows.get('two.test')![3]).toBe('the floor (--min-interval, 2 s unless set)');
   });
 
   it('counts a host\'s retried 503s in its time, and names the back-off that held it', async () => {

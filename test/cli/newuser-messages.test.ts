@@ -47,6 +47,19 @@ describe('usage errors', () => {
     expect(moz.stderr).toMatch(/names "Bötbot" after "compatible;", which is not a product token/);
   });
 
+  it('a path alone (gate.check("/page")) is told to be given as an absolute URL', async () => {
+    const { RobotsGate } = await import('../../src/gate/gate.js');
+    const gate = new RobotsGate({ userAgent: 'MyBot/1.0' });
+    try {
+      await expect(gate.check('/relative')).rejects.toThrow('invalid URL: "/relative" (a path alone: give the absolute URL, as in "https://example.com/page")');
+    } finally {
+      await gate.close();
+    }
+    const r = await runCli(['check', '/relative', '--user-agent', 'MyBot/1.0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('(a path alone: give the absolute URL');
+  });
+
   it('a host without a scheme gets the advice to add https://', async () => {
     const r = await runCli(['check', 'www.amazon.de/gp/cart', '--user-agent', 'MyBot/1.0']);
     expect(r.code).toBe(2);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CrawlJob, HttpTransport, MemoryFrontier, RobotsGate, SqliteAuditSink } from '../../src/index.js';
 import { startVirtualHosts, type VirtualHosts } from '../helpers/hosts.js';
+import { runCli } from '../cli/run-cli.js';
 
 const FLOOR_MS = 300;
 let v: VirtualHosts;
@@ -31,8 +32,10 @@ test('the floor holds after robots.txt and across a redirect; the target is coun
   const gate = new RobotsGate({ userAgent: 'MyBot/1.0 (+https://example.com/bot)', resolve: v.resolve });
   const frontier = new MemoryFrontier({ minIntervalMs: FLOOR_MS, concurrency: 16 });
   await frontier.add(urls.map((url) => ({ url, host: new URL(url).host })));
-  const audit = new SqliteAuditSink(path.join(dir, 'audit.sqlite'));
-  const job = new CrawlJob({ gate, frontier, transport: new HttpTransport({ gate }), audit, outDir: path.join(dir, 'out'), runId: 'run-1' });
+  const out = path.join(dir, 'out');
+  fs.mkdirSync(out, { recursive: true });
+  const audit = new SqliteAuditSink(path.join(out, 'audit.sqlite'));
+  const job = new CrawlJob({ gate, frontier, transport: new HttpTransport({ gate }), audit, outDir: out, runId: 'run-1' });
   const { stats } = await job.run();
   audit.close();
   await gate.close();
@@ -40,6 +43,10 @@ test('the floor holds after robots.txt and across a redirect; the target is coun
   expect(log.map((r) => r.path)).toEqual(['/robots.txt', '/one', '/r', '/two']);
   for (let i = 1; i < log.length; i++) expect(log[i]!.startedAt - log[i - 1]!.endedAt!, log[i]!.path).toBeGreaterThanOrEqual(FLOOR_MS - 5);
   expect(stats.redirectTargets).toBe(1);
+  // The audit beside the documents, where `robots-gate audit out/` looks (README's snippet).
+  const read = await runCli(['audit', out]);
+  expect(read.code, read.stderr).toBe(0);
+  expect(read.stdout).toContain('run-1');
 });
 
 test('an option given as undefined keeps its default (the floor after robots.txt, the redirect limit)', async () => {
