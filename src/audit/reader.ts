@@ -63,7 +63,7 @@ export function openAudit(dir: string): AuditReader {
       files = auditFiles(dir);
     }
   } catch (err) {
-    throw new AuditReadError(`cannot read audit directory ${dir}: ${(err as Error).message}`, { cause: err });
+    throw new AuditReadError(`cannot read audit directory ${dir}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'there is no such directory' : (err as Error).message}`, { cause: err });
   }
   if (files.length === 0) throw new AuditReadError(`no audit*.sqlite file in ${dir}`);
   const dbs: Db[] = [];

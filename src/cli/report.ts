@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { buildReportHtml } from '../report/html.js';
+import { fsProblem } from './fs-words.js';
 import type { CrawlRecord } from '../report/crawl-record.js';
 import { loadCrawlRecord } from '../report/load.js';
 
@@ -44,7 +45,11 @@ Exit codes:
       try {
         const html = buildReportHtml(record, { title: opts.title ?? path.resolve(dir) });
         if (opts.html) {
-          await writeFile(opts.html, html);
+          try {
+            await writeFile(opts.html, html);
+          } catch (err) {
+            throw new Error(`cannot write --html ${opts.html}: ${fsProblem(err)}`);
+          }
           process.stderr.write(`wrote ${opts.html} (${Buffer.byteLength(html)} bytes)\n`);
         } else {
           process.stdout.write(html);

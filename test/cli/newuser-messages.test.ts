@@ -60,6 +60,20 @@ describe('usage errors', () => {
     expect(r.stderr).toContain('(a path alone: give the absolute URL');
   });
 
+  it('a missing audit directory or --html folder is said in words, not as ENOENT', async () => {
+    const audit = await runCli(['audit', path.join(dir, 'no-such-crawl')]);
+    expect(audit.code).toBe(3);
+    expect(audit.stderr).toContain('no-such-crawl: there is no such directory');
+    const out = path.join(dir, 'empty-crawl');
+    fs.mkdirSync(out);
+    const { SqliteAuditSink } = await import('../../src/audit/sqlite-sink.js');
+    new SqliteAuditSink(path.join(out, 'audit.sqlite')).close();
+    const report = await runCli(['report', out, '--html', path.join(dir, 'no-such-folder', 'r.html')]);
+    expect(report.code).toBe(1);
+    expect(report.stderr).toMatch(/cannot write --html \S+r\.html: there is no such file or directory/);
+    expect(report.stderr).not.toMatch(/ENOENT/);
+  });
+
   it('a host without a scheme gets the advice to add https://', async () => {
     const r = await runCli(['check', 'www.amazon.de/gp/cart', '--user-agent', 'MyBot/1.0']);
     expect(r.code).toBe(2);
