@@ -5,7 +5,7 @@ import type { Decision } from '../gate/types.js';
 import { parseRobotsTxt } from '../parser/index.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP, tokenReport, tokenWarnings, usedToken } from './identity.js';
 import { printable } from './lint.js';
-import { FetchingSource, readRobotsFile, robotsWhere } from './robots-source.js';
+import { FetchingSource, htmlWarning, readRobotsFile, robotsWhere } from './robots-source.js';
 import { collect } from './repeatable.js';
 
 /** Exit codes, as `--help` documents them. */
@@ -112,7 +112,8 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
       let w = warned.get(origin);
       if (w === undefined) {
         const r = source.record(origin);
-        w = r?.kind === 'parsed' && r.body !== undefined ? warn(tokenWarnings(parseRobotsTxt(r.body), identity, r.robotsUrl || `${origin}/robots.txt`)) : {};
+        const where = r?.robotsUrl || `${origin}/robots.txt`;
+        w = r?.kind === 'parsed' && r.body !== undefined ? warn([...htmlWarning({ html: r.html, finalUrl: r.finalUrl || where }), ...tokenWarnings(parseRobotsTxt(r.body), identity, where)]) : {};
         warned.set(origin, w);
       }
       return w;

@@ -8,7 +8,7 @@ import { compilePattern } from '../parser/pattern.js';
 import type { MatchResult, RobotsTxt } from '../parser/types.js';
 import { clipLine, printable } from './lint.js';
 import { count } from './plural.js';
-import { FetchingSource, readRobotsFile, robotsWhere } from './robots-source.js';
+import { FetchingSource, htmlWarning, readRobotsFile, robotsWhere } from './robots-source.js';
 import { collect } from './repeatable.js';
 import { cliIdentity, PRODUCT_TOKEN_HELP, tokenPhrase, tokenReport, tokenWarnings, usedToken, type TokenReport } from './identity.js';
 import { PURPOSES, signalsFromRobots, usageVerdict, type UsageVerdict } from '../usage/index.js';
@@ -162,7 +162,7 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
       const robots = parseRobotsTxt(body, { url: p.finalUrl });
       const m = robots.check(url, d.productToken);
       const s = sentence(url, d.productToken, m, d, robots);
-      emit(`${head}${render(body, robots, m, context)}`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s }, d.productToken, tokenWarnings(robots, identity, p.robotsUrl), robotsUsage(robots, url, d.productToken, m.allowed, p.robotsUrl));
+      emit(`${head}${render(body, robots, m, context)}`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s }, d.productToken, [...htmlWarning(p), ...tokenWarnings(robots, identity, p.robotsUrl)], robotsUsage(robots, url, d.productToken, m.allowed, p.robotsUrl));
     } else {
       const s = sentence(url, d.productToken, null, d, undefined, source.record(d.origin)?.redirectLoop);
       emit(head, { allowed: d.allowed, reason: d.reason, group: null, rule: null, source: src, sentence: s }, d.productToken);

@@ -73,3 +73,11 @@ export class FetchingSource {
     return this.gate.close();
   }
 }
+
+/** A warning for a robots.txt that looked like an HTML page (none otherwise). A site that answers
+ *  every path with a page serves one for robots.txt too; read as RFC 9309 asks, it yields no rule,
+ *  which would otherwise read like a permissive file. */
+export function htmlWarning(p: { readonly html?: boolean | undefined; readonly finalUrl: string }): string[] {
+  if (!p.html) return [];
+  return [`${p.finalUrl} looks like an HTML page, not a robots.txt file: it was read as one all the same (a 2xx response is the file, RFC 9309 §2.3.1.1), and a page holds few rules or none`];
+}
