@@ -2,6 +2,8 @@
 // hop by hop and puts each hop to the policy of its own origin before a byte is sent to it. This
 // transport only watches the hops (for the audit), bounds the time and size, and reads the body.
 import type { Dispatcher } from 'undici';
+import { Readable } from 'node:stream';
+import { readCappedBody } from '../fetcher/read-body.js';
 import { locationAsSent } from '../fetcher/url.js';
 import type { GateFetchInit } from '../gate/gated-fetch.js';
 import type { Decision } from '../gate/types.js';
@@ -185,6 +187,8 @@ export class HttpTransport implements DocumentTransport {
           redirectTo: hop?.location ?? null,
         };
       }
+      const encoding = hop!.headers['content-encoding']?.trim();
+      if (encoding && encoding.toLowerCase() !== 'identity') return await decodedResult(url, decision, startedAt, hop!, reader, encoding, this.maxBytes);
       return { hops: [{ url, decision, startedAt, endedAt: Date.now(), ...hop!, blocked: false, error: null }], body: reader.body(), truncated: reader.truncated, redirectTo: hop!.location };
     } finally {
       clearTimeout(timer);
@@ -193,6 +197,25 @@ export class HttpTransport implements DocumentTransport {
   }
 
   async close(): Promise<void> {}
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * A response the server sent content-coded though none was asked for (no Accept-Encoding): its
+ * body decoded (gzip, deflate, br; at most `max` bytes), as gate.fetch's fetch() decodes it. Kept
+ * coded, the document saved and hashed was the gzip, and under --purpose its <meta> usage
+ * signals went unread, so a page that reserved its use was kept. A coding that cannot be undone
+ * (corrupt, unknown) is the hop's error, and nothing is kept.
+ */
+async function decodedResult(url: string, decision: Decision, startedAt: number, hop: Pick<Hop, 'status' | 'headers' | 'location'>, reader: ResponseReader, encoding: string, max: number): Promise<TransportResult> {
+  try {
+    const d = await readCappedBody(Readable.from([reader.body()]), encoding, max, NEVER_ABORTED);
+    return { hops: [{ url, decision, startedAt, endedAt: Date.now(), ...hop, blocked: false, error: null }], body: d.bytes, truncated: reader.truncated || d.truncated, redirectTo: hop.location };
+  } catch (err) {
+    const error = { code: 'ERR_CONTENT_DECODING', message: `the body could not be decoded (Content-Encoding: ${encoding}): ${(err as Error).message}` };
+    return { hops: [{ url, decision, startedAt, endedAt: Date.now(), ...hop, blocked: false, error }], body: new Uint8Array(0), truncated: false, redirectTo: hop.location };
+  }
 }
 
 /** The response's header fields with one string each, as fetch's Headers gave them: repeated
