@@ -153,7 +153,10 @@ class ModelBuilder implements LineHandler, Model {
         // Crawl-delay is not a rule (RFC 9309 §2.2.4 "other records"): it neither starts nor ends a group.
         const value = text.slice(valueStart, valueEnd);
         const m = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?/i.exec(value);
-        const seconds = m ? Number(m[0]) : NaN;
+        let seconds = m ? Number(m[0]) : NaN;
+        // Digits past what a double holds (`1e400`) still say "longer than any crawl": read as the
+        // largest delay that stays finite in ms, not dropped (the host then went at the floor).
+        if (seconds === Infinity) seconds = 1e300;
         if (!Number.isFinite(seconds)) {
           this.log.add('invalid-crawl-delay', 'error', line, valueColumn, value);
           return;

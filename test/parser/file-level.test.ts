@@ -47,7 +47,12 @@ describe('crawl-delay', () => {
     expect(r.groups.map((g) => g.crawlDelay)).toEqual([{ seconds: 2.5, line: 2 }, { seconds: 10, line: 6 }]);
   });
 
-  it.each(['-1', 'soon', 'Infinity', 'NaN', '', '1e999'])('ignores %j with a diagnostic', (value) => {
+  it('reads a delay past what a double holds (1e999) as longer than any crawl, as 1e23 is, not as none', () => {
+    expect(parseRobotsTxt('User-agent: *\nCrawl-delay: 1e999\n').crawlDelay('Bot')).toBe(1e300);
+    expect(parseRobotsTxt('User-agent: *\nCrawl-delay: 99999999999999999999999\n').crawlDelay('Bot')).toBe(1e23);
+  });
+
+  it.each(['-1', 'soon', 'Infinity', 'NaN', ''])('ignores %j with a diagnostic', (value) => {
     const r = parseRobotsTxt(`User-agent: *\nCrawl-delay: ${value}\n`);
     expect(r.crawlDelay('Bot')).toBeUndefined();
     expect(r.diagnostics.map((d) => [d.code, d.severity])).toEqual([['invalid-crawl-delay', 'error']]);
