@@ -22,8 +22,10 @@ function safeSegment(raw: string): string {
   // Path separators (a decoded %2F or %5C), control characters (NUL) and characters some file
   // systems refuse become `_`.
   s = s.replace(/[\x00-\x1f\x7f/\\:*?"<>|]/g, '_');
-  // `.` and `..` (or `%2e%2e` decoded) must never be a segment: prefix them.
-  if (s === '' || /^\.+$/.test(s)) s = `_${s}`;
+  // `.` and `..` (or `%2e%2e` decoded) must never be a segment: prefix them. Nor a name of the
+  // temporary files a killed crawl leaves (`.~rg-PID-HEX-N.part`): the next crawl removes those,
+  // and a URL that names one would lose its document.
+  if (s === '' || /^\.+$/.test(s) || s.startsWith('.~rg-')) s = `_${s}`;
   if (Buffer.byteLength(s) > MAX_SEGMENT) s = `${[...s].slice(0, 40).join('')}~${sha(s).slice(0, 16)}`;
   return s;
 }

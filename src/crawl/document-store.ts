@@ -154,8 +154,8 @@ async function place(full: string, body: Uint8Array): Promise<boolean> {
   return there !== undefined && Buffer.from(body.buffer, body.byteOffset, body.byteLength).equals(there);
 }
 
-/** Temporary names: random per process, so no document's path (a URL may name `.~rg-…` too) is
- *  ever one of them, and counted, so no random draw is paid per document. */
+/** Temporary names: random per process, and counted, so no random draw is paid per document. A
+ *  URL that names `.~rg-…` is saved as `_.~rg-…` (document-path.ts): no document is one of them. */
 const TMP_PREFIX = `.~rg-${process.pid}-${randomBytes(8).toString('hex')}-`;
 let tmpCount = 0;
 const tmpName = () => `${TMP_PREFIX}${++tmpCount}.part`;

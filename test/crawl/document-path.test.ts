@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { documentPath, resolveInside } from '../../src/crawl/document-path.js';
-import { saveDocument } from '../../src/crawl/document-store.js';
+import { removeStaleTemporaries, saveDocument } from '../../src/crawl/document-store.js';
 import { parseUrlLine } from '../../src/crawl/url-list.js';
 
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-docpath-'));
@@ -22,6 +22,15 @@ describe('documentPath', () => {
     expect(documentPath('http://a.test/x/')).toBe('a.test/x/index.html');
     expect(documentPath('http://a.test/x?q=1')).toMatch(/^a\.test\/x~q[0-9a-f]{12}$/);
     expect(documentPath('http://a.test/x?q=1')).not.toBe(documentPath('http://a.test/x?q=2'));
+  });
+
+  it('a URL naming a temporary file (.~rg-PID-HEX-N.part) is saved under another name, which the clean-up after a killed crawl leaves alone', async () => {
+    const url = 'http://rok.test/.~rg-999999-0123456789abcdef-1.part';
+    expect(documentPath(url)).toBe('rok.test/_.~rg-999999-0123456789abcdef-1.part');
+    const dir = fs.mkdtempSync(path.join(out, 'tmpname-'));
+    const saved = await saveDocument(dir, url, Buffer.from('a page'));
+    expect(removeStaleTemporaries(dir)).toBe(0);
+    expect(fs.readFileSync(path.join(dir, saved.savedPath), 'utf8')).toBe('a page');
   });
 
   it.each([
