@@ -442,10 +442,14 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       );
     }
     // What follows reads the audit back (the freshness of sitemap claims): every row committed.
+    // A second failure here (the disk that refused a document refuses the audit too) is not
+    // dropped: rows of requests that went out are then missing, and the summary counts them.
+    let auditLost: unknown;
     try {
       audit.flush?.();
     } catch (err) {
-      failure ??= err;
+      if (failure === undefined) failure = err;
+      else auditLost = err;
     }
     const stats = job.stats();
     const elapsed = Date.now() - started;
@@ -456,6 +460,10 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
     if (opts.sitemaps && !opts.json) writeStdout(freshnessOutput(outDir, runId, false));
     if (failure !== undefined) {
       say((failure as Error).message ?? String(failure));
+      if (auditLost !== undefined) {
+        say(`${(auditLost as Error).message ?? String(auditLost)}: the rows of the last requests sent are not in the audit (the summary counts them); --resume sends them again`);
+        return CRAWL_EXIT.audit;
+      }
       if (failure instanceof AuditWriteError) return CRAWL_EXIT.audit;
       if (failure instanceof OutputWriteError) return CRAWL_EXIT.output;
       // The run's shared state vanished from Redis: a Redis failure, not a URL's.

@@ -161,6 +161,30 @@ describe('robots-gate crawl on bad input', () => {
     expect(r.stderr).toMatch(/disk is full/);
   });
 
+  it.skipIf(!canMountTmpfs)('a disk that fills mid-crawl: every page the server sent has its row, or stderr says which rows are missing (exit 3)', async () => {
+    const page = 'x'.repeat(40_000);
+    const handler = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) =>
+      req.url === '/robots.txt' ? void res.end('User-agent: *\nAllow: /\n') : void res.end(page);
+    const v = await hosts({ 'b1.test': handler, 'b2.test': handler, 'b3.test': handler });
+    const dir = tmp();
+    const out = path.join(dir, 'full');
+    fs.mkdirSync(out);
+    mountTmpfs(out, 'size=1500k');
+    const stdin = ['b1.test', 'b2.test', 'b3.test'].flatMap((h) => Array.from({ length: 10 }, (_, i) => `${v.origin(h)}/page${i}`)).join('\n') + '\n';
+    const r = await runCli(['crawl', '-', '--user-agent', UA, '--out', out, '--min-interval', '0', ...resolveArgs(v)], { stdin });
+    expect([3, 4]).toContain(r.code);
+    expect(r.stderr).toMatch(/disk is full/);
+    const sent = v.log.filter((q) => q.path !== '/robots.txt').map((q) => `${v.origin(q.host)}${q.path}`);
+    const a = openAudit(out);
+    const rowed = new Set(a.attempts().map((x) => x.url));
+    a.close();
+    const missing = sent.filter((u) => !rowed.has(u));
+    if (missing.length > 0) {
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/the rows of the last requests sent are not in the audit/);
+    }
+  });
+
   it.skipIf(!canMountTmpfs)('a read-only --out: exit 4 and a clear message', async () => {
     const dir = tmp();
     const out = path.join(dir, 'ro');
