@@ -184,15 +184,36 @@ export class RuleIndex {
       const first = entryFirst[e]!;
       const last = e + 1 < entryFirst.length ? entryFirst[e + 1]! : n;
       if (last - first < BUCKET_MIN) continue;
+      // Each rule goes in the bucket of the rarest trigram of its longest piece, counted over the
+      // entry's rules: keyed by the piece's first trigram, 31,000 rules `/*aaa<N>z` shared one
+      // bucket, and a path of `a`s tried all of them at every position (770 ms a check).
+      const longestOf: string[] = [];
+      const seen = new Map<number, number>();
+      for (let k = first; k < last; k++) {
+        const ri = (table[RULE * k + FLAGS]! >> 8) - 1;
+        let longest = '';
+        if (ri >= 0) for (const piece of rests[ri]!) if (piece.length > longest.length) longest = piece;
+        longestOf.push(longest);
+        for (let i = 0; i + 3 <= longest.length; i++) {
+          const code = trigram(longest, i);
+          seen.set(code, (seen.get(code) ?? 0) + 1);
+        }
+      }
       const lists = new Map<number, number[]>();
       let bucketed = 0;
       for (let k = first; k < last; k++) {
-        const ri = (table[RULE * k + FLAGS]! >> 8) - 1;
-        if (ri < 0) continue;
-        let longest = '';
-        for (const piece of rests[ri]!) if (piece.length > longest.length) longest = piece;
+        const longest = longestOf[k - first]!;
         if (longest.length < 3) continue;
-        const code = trigram(longest, 0);
+        let code = trigram(longest, 0);
+        let fewest = seen.get(code)!;
+        for (let i = 1; i + 3 <= longest.length && fewest > 1; i++) {
+          const c = trigram(longest, i);
+          const n = seen.get(c)!;
+          if (n < fewest) {
+            code = c;
+            fewest = n;
+          }
+        }
         const list = lists.get(code);
         if (list) list.push(k);
         else lists.set(code, [k]);
