@@ -96,7 +96,7 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
       if (!r.allowed) disallowed = true;
       const reason = r.rule ? (r.allowed ? 'allowed-by-rule' : 'disallowed-by-rule') : 'no-matching-rule';
       if (opts.json) out(JSON.stringify({ url: u, allowed: r.allowed, reason, rule: r.rule, group: r.group, robotsFile: opts.robotsFile, ...said }));
-      else out(line(u, r.allowed, reason, r.rule));
+      else out(line(u, r.allowed, reason, r.rule, delayNote(robots.crawlDelay(token)).slice(2) || undefined));
     }
   } else {
     let source: FetchingSource;
@@ -134,7 +134,7 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
         if (!d.allowed) disallowed = true;
         const said = { ...tokenReport(identity, d.productToken), ...warningsFor(d.origin) };
         if (opts.json) out(JSON.stringify({ ...d, ...said }));
-        else out(line(d.url, d.allowed, d.reason, d.rule, `${robotsWhere(d.policy)} ${d.policy.status}`));
+        else out(line(d.url, d.allowed, d.reason, d.rule, `${robotsWhere(d.policy)} ${d.policy.status}${delayNote(d.crawlDelaySeconds)}`));
       }
     } finally {
       await source.close();
@@ -185,6 +185,12 @@ function checkByOrigin(urls: readonly string[], decide: (url: string) => Promise
   const workers = Math.min(CHECK_ORIGINS_AT_ONCE, queue.length);
   for (let w = 0; w < workers; w++) void worker();
   return outcomes;
+}
+
+/** The Crawl-delay that applies, as the text line shows it beside the source (`, Crawl-delay 5 s`):
+ *  the pace the crawler must keep is part of the answer, not only in --json. */
+function delayNote(seconds: number | undefined): string {
+  return seconds === undefined ? '' : `, Crawl-delay ${seconds} s`;
 }
 
 function line(url: string, allowed: boolean, reason: string, rule: { type: string; pattern: string; line: number } | null, source?: string): string {

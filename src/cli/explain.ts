@@ -117,8 +117,10 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) return fail(`${timeoutName} must be a whole number of ms >= 1, got ${JSON.stringify(timeoutText)}`, EXPLAIN_EXIT.usage);
   type Rest = Omit<ExplainJson, 'url' | 'userAgent' | keyof TokenReport | 'warnings'>;
   // The text output: the file, then the token matched (and any warning), then the sentence.
-  const emit = (file: string, json: Rest, token: string, warnings: string[] = [], usage?: UsageVerdict) => {
-    const said = [`Product token: ${tokenPhrase(identity, token)}`, ...warnings.map((w) => `Warning: ${w}`), ...(usage ? [usagePhrase(usage)] : [])]
+  // `delay`: the Crawl-delay of the group that applies (s): the pace is part of the answer.
+  const emit = (file: string, json: Rest, token: string, warnings: string[] = [], usage?: UsageVerdict, delay?: number) => {
+    const paced = delay === undefined ? [] : [`Crawl-delay: ${delay} s between two requests to this host (the group's; a longer floor of the crawler's own still applies)`];
+    const said = [`Product token: ${tokenPhrase(identity, token)}`, ...paced, ...warnings.map((w) => `Warning: ${w}`), ...(usage ? [usagePhrase(usage)] : [])]
       .map((l) => printable(l) + '\n')
       .join('');
     process.stdout.write(
@@ -143,7 +145,7 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
       ...verdict(m),
       source: { robotsFile: opts.robotsFile },
       sentence: s,
-    }, token, tokenWarnings(robots, identity, `--robots-file ${opts.robotsFile}`), robotsUsage(robots, url, token, m.allowed));
+    }, token, tokenWarnings(robots, identity, `--robots-file ${opts.robotsFile}`), robotsUsage(robots, url, token, m.allowed), robots.crawlDelay(token));
     return m.allowed ? EXPLAIN_EXIT.allowed : EXPLAIN_EXIT.disallowed;
   }
   let source: FetchingSource;
@@ -162,7 +164,7 @@ async function runExplain(rawUrl: string, opts: ExplainCliOptions): Promise<numb
       const robots = parseRobotsTxt(body, { url: p.finalUrl });
       const m = robots.check(url, d.productToken);
       const s = sentence(url, d.productToken, m, d, robots);
-      emit(`${head}${render(body, robots, m, context)}`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s }, d.productToken, [...htmlWarning(p), ...tokenWarnings(robots, identity, p.robotsUrl)], robotsUsage(robots, url, d.productToken, m.allowed, p.robotsUrl));
+      emit(`${head}${render(body, robots, m, context)}`, { ...verdict(m), allowed: d.allowed, reason: d.reason, source: src, sentence: s }, d.productToken, [...htmlWarning(p), ...tokenWarnings(robots, identity, p.robotsUrl)], robotsUsage(robots, url, d.productToken, m.allowed, p.robotsUrl), robots.crawlDelay(d.productToken));
     } else {
       const s = sentence(url, d.productToken, null, d, undefined, source.record(d.origin)?.redirectLoop);
       emit(head, { allowed: d.allowed, reason: d.reason, group: null, rule: null, source: src, sentence: s }, d.productToken);

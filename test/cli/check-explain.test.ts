@@ -47,12 +47,15 @@ describe('robots-gate check', () => {
     expect(lines[0].policy.status).toBe(200);
     expect(lines[0].crawlDelaySeconds).toBe(2);
     expect(v.requests('a.test', '/robots.txt')).toHaveLength(1);
+    // The text line says it too, beside the file it comes from.
+    const text = await runCli(['check', `${v.origin('a.test')}/private/ok`, '--user-agent', 'TestBot/2.0', ...resolveArgs()]);
+    expect(text.stdout).toContain(`[${v.origin('a.test')}/robots.txt 200, Crawl-delay 2 s]`);
   });
 
   it('with --robots-file decides every URL by that file; exit 0 when all are allowed', async () => {
     const r = await runCli(['check', 'https://x.test/private/ok', 'https://y.test/public', '--user-agent', 'TestBot', '--robots-file', file]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/allowed\s+https:\/\/x\.test\/private\/ok\s+Allow: \/private\/ok \(line 6\)/);
+    expect(r.stdout).toMatch(/allowed\s+https:\/\/x\.test\/private\/ok\s+Allow: \/private\/ok \(line 6\)  \[Crawl-delay 2 s\]/);
     expect(r.stdout).toMatch(/allowed\s+https:\/\/y\.test\/public\s+no-matching-rule/);
     const other = await runCli(['check', 'https://x.test/anything', '--user-agent', 'OtherBot', '--robots-file', file]);
     expect(other.code).toBe(1);
@@ -78,6 +81,12 @@ describe('robots-gate explain', () => {
     expect(lines).toContain('> 7  Disallow: /private');
     expect(lines).toContain('  2  User-agent: *');
     expect(r.stdout).toMatch(/Disallowed: "Disallow: \/private" on line 7 is the longest rule in the group for "TestBot" \(line 5\) matching \/private\/secret/);
+    // The pace the group asks is part of the answer (a new user found it only in check --json).
+    expect(lines).toContain("Crawl-delay: 2 s between two requests to this host (the group's; a longer floor of the crawler's own still applies)");
+    const fetched = await runCli(['explain', `${v.origin('a.test')}/private/secret`, '--user-agent', 'TestBot/1.0', ...resolveArgs()]);
+    expect(fetched.stdout).toContain('Crawl-delay: 2 s between two requests to this host');
+    const star = await runCli(['explain', 'http://x.test/a', '--user-agent', 'OtherBot/1.0', '--robots-file', file]);
+    expect(star.stdout).not.toMatch(/^Crawl-delay:/m);
   });
 
   it('says "allow wins a tie" only when a disallow rule of the same length also matched', async () => {
