@@ -243,8 +243,10 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
   const parsed = new Map<string, RobotsTxt | null>();
   const hashOk = new Map<string, 'exact' | 'decoded' | false>();
   let checked = 0;
+  let rows = 0;
   const problems: { url: string; problem: string }[] = [];
   for (const a of reader.attempts()) {
+    rows++;
     const run = runs.get(a.runId);
     const sent = a.outcome === 'fetched' || a.outcome === 'overridden' || (a.outcome === 'error' && a.status !== null);
     if (sent && run === undefined) {
@@ -305,9 +307,11 @@ function verify(reader: AuditReader, opts: AuditCliOptions): number {
   const exact = texts.filter((t) => t === 'exact').length;
   const decoded = texts.filter((t) => t === 'decoded').length;
   if (opts.json) {
-    out(JSON.stringify({ type: 'verify', stampsChecked: checked, policies: texts.length, textsHashExact: exact, textsHashDecoded: decoded, problems }));
+    out(JSON.stringify({ type: 'verify', stampsChecked: checked, unstamped: rows - checked, policies: texts.length, textsHashExact: exact, textsHashDecoded: decoded, problems }));
   } else {
     out(`${checked} stamped attempts checked against ${texts.length} stored policies; ${exact} texts re-hash to their key exactly${decoded ? `, ${decoded} once re-encoded as the octets they were decoded from (UTF-16 or invalid UTF-8 on the wire)` : ''}`);
+    // Said, not skipped silently: rows with no policy to re-decide from are held only to sending nothing they may not.
+    if (rows > checked) out(`${rows - checked} more ${rows - checked === 1 ? 'row has' : 'rows have'} no stamp to re-decide from (robots.txt unavailable or unreachable, a line that was no URL, a check that failed): checked only that nothing was sent that could not be`);
     for (const p of problems.slice(0, 50)) out(`PROBLEM  ${p.url}: ${p.problem}`);
     out(problems.length ? `${problems.length} problems` : 'every stamp checks out');
   }

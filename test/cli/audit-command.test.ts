@@ -112,6 +112,24 @@ describe('robots-gate audit', () => {
     const ok = await runCli(['audit', dir, '--verify']);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^3 stamped attempts checked against 2 stored policies; 2 texts re-hash to their key exactly$/m);
+    // Rows without a stamp are counted, not passed over in silence (a new user counted 33 of 53).
+    const mixed = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-mixed-'));
+    try {
+      const s = new SqliteAuditSink(path.join(mixed, 'audit.sqlite'));
+      s.recordRun({ runId: 'run-1', startedAt: '2026-01-01T00:00:00.000Z', userAgent: 'TestBot/1.0', options: {}, resumeOf: null, worker: null });
+      s.recordPolicy({ sha256: sha(V1), origin: 'http://a.test', robotsUrl: 'http://a.test/robots.txt', finalUrl: 'http://a.test/robots.txt', status: 200, fetchedAt: '2026-01-01T00:00:00.000Z', sitemaps: [], body: V1 });
+      s.recordAttempt(row({ url: 'http://a.test/public' }));
+      s.recordAttempt(row({ url: 'http://gone.test/x', host: 'gone.test', policySha256: null, robotsUrl: 'http://gone.test/robots.txt', policyStatus: 404, reason: 'unavailable' }));
+      s.close();
+      const m = await runCli(['audit', mixed, '--verify']);
+      expect(m.code, m.stdout).toBe(0);
+      expect(m.stdout).toMatch(/^1 stamped attempts checked against 1 stored policies/m);
+      expect(m.stdout).toMatch(/^1 more row has no stamp to re-decide from \(robots\.txt unavailable or unreachable/m);
+      const j = await runCli(['audit', mixed, '--verify', '--json']);
+      expect(JSON.parse(j.stdout.trim().split('\n').pop()!)).toMatchObject({ stampsChecked: 1, unstamped: 1, problems: [] });
+    } finally {
+      fs.rmSync(mixed, { recursive: true, force: true });
+    }
     // A row claiming a rule the stored text does not have is caught.
     const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-auditcli-bad-'));
     try {
