@@ -331,6 +331,7 @@ async function runCrawl(file: string, opts: CrawlCliOptions): Promise<number> {
       clampCrawlDelay: !!opts.clampCrawlDelay,
       overrideIntervalMs: gate.overrideIntervalMs,
       minIntervalMs,
+      settledUrls: done,
       signal: controller.signal,
       // A fleet's frontier counts the URLs this worker holds as its --concurrency (its leases).
       ...(fleet ? {} : { concurrency }),

@@ -33,7 +33,7 @@ export { FAILED_KEPT, type CrawlStats, type FailedUrl, type HostStats } from './
  * frontier is told the URL is done.
  */
 export class CrawlJob {
-  private readonly o: Required<Omit<CrawlJobOptions, 'signal' | 'userAgent' | 'purpose' | 'limiter' | 'concurrency'>> & { signal: AbortSignal | undefined; userAgent: string | undefined };
+  private readonly o: Required<Omit<CrawlJobOptions, 'signal' | 'userAgent' | 'purpose' | 'limiter' | 'concurrency' | 'settledUrls'>> & { signal: AbortSignal | undefined; userAgent: string | undefined };
   private readonly pacer: Pacer;
   private readonly changedHosts = new Set<string>();
   private readonly visited = new Set<string>();
@@ -76,7 +76,7 @@ export class CrawlJob {
     this.usage = new UsageCheck({ purpose: options.purpose, productTokens: tokens === undefined ? [] : typeof tokens === 'string' ? [tokens] : tokens });
     this.log = new AttemptLog(options.audit, options.runId, this.usage);
     this.pacer = pacerFor(options.limiter ?? options.gate.limiter ?? defaultLimiter());
-    this.redirects = new Redirects(options.frontier, options.gate, this.log, this.o.maxRedirects, (t) => this.under(t));
+    this.redirects = new Redirects(options.frontier, options.gate, this.log, this.o.maxRedirects, (t) => this.under(t), options.settledUrls);
     this.tdmReps = new TdmRepReader({ gate: options.gate, pacer: this.pacer, transport: options.transport, audit: options.audit, log: this.log, signal: options.signal });
   }
 

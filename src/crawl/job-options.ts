@@ -47,6 +47,9 @@ export interface CrawlJobOptions {
   /** Redirect hops followed at most from a URL of the list (when the transport leaves
    *  redirects to the crawl). Default 5. */
   readonly maxRedirects?: number;
+  /** URLs an earlier run settled (what `--resume` skips): a redirect into one is not sent again
+   *  (a loop interrupted mid-way, resumed, asked its start twice). */
+  readonly settledUrls?: ReadonlySet<string>;
   /** Stops taking new URLs; requests in flight are aborted (their rows say so, not final). */
   readonly signal?: AbortSignal;
   /** After the signal aborts, how long (ms) to wait for the work in flight to finish its

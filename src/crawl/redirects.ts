@@ -19,6 +19,8 @@ export class Redirects {
     private readonly maxRedirects: number,
     /** The lease `t`'s requests go under (a fleet's frontier), see CrawlJob.under. */
     private readonly under: (t: TakenItem) => { lease: Lease } | undefined,
+    /** URLs earlier runs settled: a redirect into one is not sent again (see CrawlJobOptions). */
+    private readonly settled?: ReadonlySet<string>,
   ) {}
 
   /** Targets may be scheduled by other workers (a fleet's frontier records them): ask it. */
@@ -65,7 +67,7 @@ export class Redirects {
     u.username = '';
     u.password = '';
     const href = u.href;
-    if (this.targets.has(href)) return;
+    if (this.targets.has(href) || this.settled?.has(href)) return;
     // In a fleet the target may be taken by another worker: it learns parent and depth from here,
     // recorded before the URL is queued so no take can come first.
     const noted = (await this.frontier.noteRedirect?.(href, { parent: from, depth })) ?? false;

@@ -31,4 +31,28 @@ describe('crawl --resume in a redirect chain', () => {
     const fetched = new Set(hops().map((r) => r.path));
     expect([...fetched].sort()).toEqual(['/h0', '/h1', '/h2', '/h3', '/h4', '/h5']);
   });
+
+  it('a loop interrupted mid-way is not asked its start again (found by a tester)', async () => {
+    const v = await hosts({
+      'loop.test': (req, res) => {
+        if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+        if (req.url === '/loop1') return void res.writeHead(301, { location: '/loop2' }).end();
+        if (req.url === '/loop2') return void res.writeHead(301, { location: '/loop1' }).end();
+        res.writeHead(404).end();
+      },
+    });
+    const dir = tmp();
+    const list = path.join(dir, 'urls.txt');
+    fs.writeFileSync(list, `${v.origin('loop.test')}/loop1\n`);
+    const args = ['crawl', list, '--user-agent', 'T', '--out', path.join(dir, 'out'), '--min-interval', '1500', ...resolveArgs(v)];
+    const asked = (p: string) => v.requests('loop.test', p).length;
+    // Interrupted once /loop1 has answered: /loop2 is still waiting its turn.
+    const first = await runCli(args, { onStart: interruptWhen(() => v.requests('loop.test', '/loop1').some((r) => r.endedAt !== undefined)) });
+    expect(first.code, first.stderr).toBe(130);
+    expect(asked('/loop2')).toBe(0);
+    const second = await runCli([...args, '--resume']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(asked('/loop2')).toBe(1);
+    expect(asked('/loop1')).toBe(1);
+  });
 });
