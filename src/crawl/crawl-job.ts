@@ -252,8 +252,10 @@ export class CrawlJob {
     if (this.redirects.shared) await this.redirects.learn(url).catch(() => {});
     const checkedAt = Date.now();
     let decision: Decision;
-    // The check may send this host's robots.txt request: the rows recorded so far go first.
+    // The check may send this host's robots.txt request: the rows recorded so far go first, and
+    // the host's stats exist to note when (onPolicy), also for a job not told its hosts (expect()).
     this.o.audit.flush?.(host);
+    const hs = this.log.host(host);
     try {
       decision = await gate.check(url, this.under(t));
     } catch (err) {
@@ -262,7 +264,6 @@ export class CrawlJob {
       return;
     }
     // A Crawl-delay over the maximum skips the host: every URL of it, allowed or not.
-    const hs = this.log.host(host);
     hs.robotsUnreachable = decision.reason === 'unreachable';
     const delay = decision.crawlDelaySeconds;
     if (delay !== undefined && delay > this.o.maxCrawlDelaySeconds && !this.o.clampCrawlDelay) {

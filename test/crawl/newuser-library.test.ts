@@ -17,6 +17,26 @@ afterEach(async () => {
 });
 
 describe('CrawlJob as a library (README example)', () => {
+  it("stats say when each host's robots.txt was fetched and the interval that spaced its one URL from it", async () => {
+    server = await startVirtualHosts({ 'one.test': site('User-agent: *\nAllow: /\n'), 'slow.test': site('User-agent: *\nCrawl-delay: 0.4\n') });
+    const v = server;
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-newuser-'));
+    const urls = [`${v.origin('one.test')}/a`, `${v.origin('slow.test')}/a`];
+    const gate = new RobotsGate({ userAgent: 'MyBot/1.0 (+https://example.com/bot)', resolve: v.resolve });
+    const frontier = new MemoryFrontier({ minIntervalMs: 150, concurrency: 16 });
+    await frontier.add(urls.map((url) => ({ url, host: new URL(url).host })));
+    const audit = new SqliteAuditSink(path.join(dir, 'audit.sqlite'));
+    const job = new CrawlJob({ gate, frontier, transport: new HttpTransport({ gate }), audit, outDir: path.join(dir, 'out'), runId: 'run-1' });
+    const { stats } = await job.run();
+    audit.close();
+    await gate.close();
+    // No expect() told the job its hosts: each was 0 ms / null, its robots.txt time unknown.
+    const one = stats.hosts.get(new URL(urls[0]!).host)!;
+    const slow = stats.hosts.get(new URL(urls[1]!).host)!;
+    expect([one.maxIntervalMs, one.maxIntervalReason, typeof one.robotsAt]).toEqual([150, 'floor', 'number']);
+    expect([slow.maxIntervalMs, slow.maxIntervalReason, typeof slow.robotsAt]).toEqual([400, 'crawl-delay', 'number']);
+  });
+
   it('records its run (start and end) in the audit, and ends with no host remaining below or above 0', async () => {
     server = await startVirtualHosts({ 'a.test': site('User-agent: *\nDisallow: /private\n'), 'b.test': site('User-agent: *\nAllow: /\n') });
     const v = server;
