@@ -119,7 +119,10 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
                 `${e.ruleLine ? ` (line ${e.ruleLine}: ${e.rulePattern})` : ''}  policy ${e.policySha256?.slice(0, 12) ?? '-'}` +
                 `${e.intervalMs !== null ? `  after ${e.intervalMs} ms (${e.waitReason})` : ''}` +
                 // What failed, as the fetcher or the browser said it (net::ERR_…): the reason alone is a category.
-                `${e.error ? `  error: ${e.error}` : ''}`,
+                `${e.error ? `  error: ${e.error}` : ''}` +
+                // Not the URL's last word: the summaries count URLs by their final row, so a 429 that
+                // was retried and then fetched is no error there (a new user read these as errors).
+                `${e.final ? '' : `  (attempt ${e.attempt}, not the URL's last)`}`,
             );
         }
       }

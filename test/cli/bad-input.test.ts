@@ -143,6 +143,10 @@ describe('robots-gate crawl on bad input', () => {
       ['fetched', 200, 2, true],
     ]);
     expect(rows[1]!.waitReason).toBe('backoff');
+    // The timeline says the 429 was not the URL's last word (the summary counts it as fetched).
+    const timeline = await runCli(['audit', out, '--host', new URL(v.origin('busy.test')).host]);
+    expect(timeline.stdout).toMatch(/error\s+429 .*\/a .*\(attempt 1, not the URL's last\)/);
+    expect(timeline.stdout).toMatch(/fetched\s+200 .*\/a .*after \d+ ms \(backoff\)$/m);
   });
 
   it('--audit-jsonl naming a directory: exit 2 before --out is made', async () => {
