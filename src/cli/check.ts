@@ -96,7 +96,7 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
       if (!r.allowed) disallowed = true;
       const reason = r.rule ? (r.allowed ? 'allowed-by-rule' : 'disallowed-by-rule') : 'no-matching-rule';
       if (opts.json) out(JSON.stringify({ url: u, allowed: r.allowed, reason, rule: r.rule, group: r.group, robotsFile: opts.robotsFile, ...said }));
-      else out(line(u, r.allowed, reason, r.rule, delayNote(robots.crawlDelay(token)).slice(2) || undefined));
+      else out(line(u, r.allowed, reason, r.rule, delayPhrase(robots.crawlDelay(token))));
     }
   } else {
     let source: FetchingSource;
@@ -112,8 +112,7 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
       let w = warned.get(origin);
       if (w === undefined) {
         const r = source.record(origin);
-        const where = r?.robotsUrl || `${origin}/robots.txt`;
-        w = r?.kind === 'parsed' && r.body !== undefined ? warn([...htmlWarning({ html: r.html, finalUrl: r.finalUrl || where }), ...tokenWarnings(parseRobotsTxt(r.body), identity, where)]) : {};
+        w = r?.kind === 'parsed' && r.body !== undefined ? warn([...htmlWarning(r), ...tokenWarnings(parseRobotsTxt(r.body), identity, r.robotsUrl || `${origin}/robots.txt`)]) : {};
         warned.set(origin, w);
       }
       return w;
@@ -134,7 +133,7 @@ async function runCheck(urls: string[], opts: CheckCliOptions): Promise<number> 
         if (!d.allowed) disallowed = true;
         const said = { ...tokenReport(identity, d.productToken), ...warningsFor(d.origin) };
         if (opts.json) out(JSON.stringify({ ...d, ...said }));
-        else out(line(d.url, d.allowed, d.reason, d.rule, `${robotsWhere(d.policy)} ${d.policy.status}${delayNote(d.crawlDelaySeconds)}`));
+        else out(line(d.url, d.allowed, d.reason, d.rule, [`${robotsWhere(d.policy)} ${d.policy.status}`, delayPhrase(d.crawlDelaySeconds)].filter(Boolean).join(', ')));
       }
     } finally {
       await source.close();
@@ -187,10 +186,10 @@ function checkByOrigin(urls: readonly string[], decide: (url: string) => Promise
   return outcomes;
 }
 
-/** The Crawl-delay that applies, as the text line shows it beside the source (`, Crawl-delay 5 s`):
+/** The Crawl-delay that applies, as the text line shows it beside the source (`Crawl-delay 5 s`):
  *  the pace the crawler must keep is part of the answer, not only in --json. */
-function delayNote(seconds: number | undefined): string {
-  return seconds === undefined ? '' : `, Crawl-delay ${seconds} s`;
+function delayPhrase(seconds: number | undefined): string | undefined {
+  return seconds === undefined ? undefined : `Crawl-delay ${seconds} s`;
 }
 
 function line(url: string, allowed: boolean, reason: string, rule: { type: string; pattern: string; line: number } | null, source?: string): string {

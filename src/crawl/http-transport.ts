@@ -265,7 +265,8 @@ const TIMED_OUT = { code: 'ETIMEDOUT', message: 'no complete response within the
 
 /** undici's request() and its body stream cost about 45 µs of main-thread time a request on
  *  this machine (a request() loop used a quarter more CPU than the same loop on dispatch()): this
- *  handler takes the status, the headers and the body's chunks as the dispatcher gives them, keeping at most `max` bytes (the rest is not read).
+ *  handler takes the status, the headers and the body's chunks as the dispatcher gives them,
+ *  keeping at most `max` bytes (the rest is not read).
  *  `done` settles once: undefined when the response ended or was cut at `max`, else the error
  *  (`status` is 0 when it came before the response's head). */
 class ResponseReader implements Dispatcher.DispatchHandler {
