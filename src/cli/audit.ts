@@ -67,6 +67,9 @@ function noRows(host: string, audited: string[]): string {
   return `no rows for host ${JSON.stringify(host)}${near.length ? `; did you mean ${shown}?` : ''}`;
 }
 
+/** Row kinds whose final row settles a URL of the run (the others are reads beside it). */
+const SETTLING = new Set(['page', 'redirect', 'navigation']);
+
 function runAudit(dir: string, opts: AuditCliOptions): number {
   const limit = Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 1) {
@@ -122,7 +125,8 @@ function runAudit(dir: string, opts: AuditCliOptions): number {
                 `${e.error ? `  error: ${e.error}` : ''}` +
                 // Not the URL's last word: the summaries count URLs by their final row, so a 429 that
                 // was retried and then fetched is no error there (a new user read these as errors).
-                `${e.final ? '' : `  (attempt ${e.attempt}, not the URL's last)`}`,
+                // A TDMRep or sitemap read settles no URL of the run: never final, nothing to say.
+                `${e.final || !SETTLING.has(e.kind) ? '' : `  (attempt ${e.attempt}, not the URL's last)`}`,
             );
         }
       }

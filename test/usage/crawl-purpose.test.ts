@@ -240,6 +240,13 @@ describe('crawl --purpose ai-train', () => {
     expect(rows.find((x) => x.host.startsWith('robots.test'))).toMatchObject({ reason: 'usage-reserved', ruleLine: 2, rulePattern: 'Content-Usage: train-ai=n' });
   });
 
+  it("audit --host does not call a TDMRep read 'not the URL's last' (it settles no URL of the run)", async () => {
+    const { v, out } = await crawl(['--purpose', 'ai-train']);
+    const r = await runCli(['audit', out, '--host', new URL(v.origin('tdm.test')).host]);
+    expect(r.stdout).toMatch(/tdmrep\.json \[tdmrep\]/);
+    expect(r.stdout).not.toMatch(/not the URL's last/);
+  });
+
   it('refuses an unknown purpose with exit 2', async () => {
     const dir = f.tmp();
     fs.writeFileSync(path.join(dir, 'u.txt'), 'http://a.test/\n');
