@@ -9,6 +9,8 @@
 // turn still 8 %). Rows are also committed BATCH_MS after the first of them was recorded, once
 // BATCH_ROWS are pending, and on close: a process killed meanwhile loses at most those rows, each
 // of a request whose host has had no request since (--resume sends those again).
+import fs from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { auditWriteError } from './errors.js';
 import { SCHEMA, SCHEMA_VERSION } from './schema.js';
@@ -28,7 +30,7 @@ export const BATCH_MS = 100;
 /** This many pending rows are committed at once, flush() or not. */
 const BATCH_ROWS = 1_000;
 
-/** Appends audit rows to a SQLite file (created if missing; an existing audit is appended to).
+/** Appends audit rows to a SQLite file (created if missing, with its folder; an existing audit is appended to).
  *  @throws AuditWriteError (code `ERR_AUDIT_WRITE`) when the file cannot be opened or written. */
 /** The host of an origin as attempt rows name it (URL.hostname). */
 function hostOf(origin: string): string {
@@ -60,6 +62,9 @@ export class SqliteAuditSink implements AuditSink {
   constructor(readonly path: string, options: SqliteAuditSinkOptions = {}) {
     this.batch = options.batch === true;
     try {
+      // Its folder too, as `robots-gate crawl --out` makes its own: README's snippets name
+      // `out/audit.sqlite` before anything exists, and failed there with SQLite's "directory does not exist".
+      if (path !== ':memory:') fs.mkdirSync(dirname(path), { recursive: true });
       this.db = new Database(path);
       this.db.pragma('journal_mode = WAL');
       // NORMAL in WAL mode: a committed row survives the process dying; only an OS crash or

@@ -32,8 +32,8 @@ test('the floor holds after robots.txt and across a redirect; the target is coun
   const gate = new RobotsGate({ userAgent: 'MyBot/1.0 (+https://example.com/bot)', resolve: v.resolve });
   const frontier = new MemoryFrontier({ minIntervalMs: FLOOR_MS, concurrency: 16 });
   await frontier.add(urls.map((url) => ({ url, host: new URL(url).host })));
+  // No folder made first: the sink makes out/ (README's snippet names out/audit.sqlite from nothing).
   const out = path.join(dir, 'out');
-  fs.mkdirSync(out, { recursive: true });
   const audit = new SqliteAuditSink(path.join(out, 'audit.sqlite'));
   const job = new CrawlJob({ gate, frontier, transport: new HttpTransport({ gate }), audit, outDir: out, runId: 'run-1' });
   const { stats } = await job.run();
